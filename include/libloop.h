@@ -14,6 +14,9 @@
 #include <sys/stat.h>
 #include <linux/loop.h>
 
+#include "libloop-crypto.h"
+#include "libloop-engine.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif

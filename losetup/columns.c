@@ -22,6 +22,10 @@ const struct column_info column_infos[COL_COUNT] = {
 	[COL_MAJMIN]      = { "MAJ:MIN",      3,    0, "loop device major:minor number", 0 },
 	[COL_DIO]         = { "DIO",          1,    SCOLS_FL_RIGHT, "access backing file with direct-io", SCOLS_JSON_BOOLEAN },
 	[COL_LOGSEC]      = { "LOG-SEC",      4,    SCOLS_FL_RIGHT, "logical sector size in bytes", SCOLS_JSON_NUMBER },
+	/* ours: only with -O, so util-linux's default and --output-all stay */
+	[COL_CIPHER]      = { "CIPHER",       6,    0, "encryption cipher name", 0 },
+	[COL_KEYBITS]     = { "KEYBITS",      4,    SCOLS_FL_RIGHT, "encryption key size in bits", SCOLS_JSON_NUMBER },
+	[COL_ENGINE]      = { "ENGINE",       4,    0, "encryption engine (fuse, kmod)", 0 },
 };
 
 /* Returns the column id, or -1 after warning about an unknown name. */
@@ -96,8 +100,9 @@ void columns_set_default(struct list_opts *lo)
 	lo->ncolumns = i;
 }
 
+/* util-linux's columns: scripts compare --output-all with util-linux */
 void columns_set_all(struct list_opts *lo)
 {
-	for (lo->ncolumns = 0; lo->ncolumns < COL_COUNT; lo->ncolumns++)
+	for (lo->ncolumns = 0; lo->ncolumns < COL_UL_COUNT; lo->ncolumns++)
 		lo->columns[lo->ncolumns] = (int)lo->ncolumns;
 }

@@ -21,8 +21,19 @@ bool file_filter_accepts(struct file_filter *f, struct loopdev *ld)
 {
 	const struct stat *st = f->has_st ? &f->st : NULL;
 
+	const struct loop_state *cs;
+
 	if (!f->file)
 		return true;
+	/* an encrypted device is associated with its real image */
+	cs = crypt_state(ld);
+	if (cs) {
+		if (f->match & LOOPDEV_MATCH_OFFSET && cs->offset != f->offset)
+			return false;
+		if (f->has_st)
+			return cs->image_dev == f->st.st_dev && cs->image_ino == f->st.st_ino;
+		return !strcmp(cs->image, f->file);
+	}
 	if (loopdev_is_backed_by(ld, st, f->file, f->offset, 0, f->match))
 		return true;
 	/* the kernel records the canonical name; a relative one may match it */

@@ -12,8 +12,23 @@
 #include "losetup.h"
 
 /* Returns 0, or -errno (with errno set) when the device has no backing file. */
+/* An encrypted device: the real image, the user's range, the cipher. */
+static void print_crypt_line(struct loopdev *ld, const struct loop_state *cs)
+{
+	printf("%s: [%04jd]:%ju (%s)", loopdev_get_path(ld),
+	       (intmax_t)cs->image_dev, (uintmax_t)cs->image_ino, cs->image);
+	if (cs->offset)
+		printf(", offset %ju", (uintmax_t)cs->offset);
+	if (cs->sizelimit)
+		printf(", sizelimit %ju", (uintmax_t)cs->sizelimit);
+	if (cs->cipher[0])
+		printf(", encryption %s (type %d)", cs->cipher, cs->encrypt_type);
+	putchar('\n');
+}
+
 int print_device_line(struct loopdev *ld)
 {
+	const struct loop_state *cs;
 	struct loop_info64 info;
 	char *file = NULL;
 	dev_t dev = 0;
@@ -25,6 +40,12 @@ int print_device_line(struct loopdev *ld)
 	if (rc) {
 		errno = -rc;
 		return rc;
+	}
+	cs = crypt_state(ld);
+	if (cs) {
+		free(file);
+		print_crypt_line(ld, cs);
+		return 0;
 	}
 	if (loopdev_get_backing_dev(ld, &dev, &ino) == 0 && (dev || ino))
 		printf("%s: [%04jd]:%ju (%s)", loopdev_get_path(ld),

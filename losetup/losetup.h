@@ -22,6 +22,7 @@ enum losetup_action {
 	A_SET_CAPACITY,
 	A_SET_DIRECT_IO,
 	A_SET_BLOCKSIZE,
+	A_LIST_CIPHERS,
 };
 
 /* Output columns, in the order of the column table. */
@@ -38,6 +39,10 @@ enum losetup_column {
 	COL_SIZELIMIT,
 	COL_DIO,
 	COL_LOGSEC,
+	COL_UL_COUNT,		/* util-linux's columns end here (--output-all) */
+	COL_CIPHER = COL_UL_COUNT,
+	COL_KEYBITS,
+	COL_ENGINE,
 	COL_COUNT
 };
 
@@ -101,6 +106,33 @@ struct create_opts {
 	bool nooverlap;
 };
 int create_loop(struct loopdev *ld, const struct create_opts *c);
+
+/* crypt.c: "losetup -e": the encryption options, and attaching with them */
+struct crypt_opts {
+	const char *encryption;	/* -e NAME; NULL: not encrypted */
+	unsigned int keybits;	/* -k */
+	int pass_fd;		/* -p FD, -1: none */
+	const char *phash;	/* -H */
+	const char *gpgkey;	/* -K */
+	const char *gpghome;	/* -G */
+	const char *seed;	/* -S */
+	const char *cleartext;	/* --cleartext-keyfile */
+	unsigned long itercountk; /* -C */
+	int64_t loinit;		/* -I, -1: from the offset */
+	bool verify;		/* -T */
+	bool allow_short;	/* --allow-short-passphrase */
+	bool force;		/* --force */
+	bool loopaes;		/* a loop-AES-only option was given */
+	const char *engine;	/* --engine */
+};
+bool crypt_requested(const struct crypt_opts *k);
+int create_encrypted(struct loopdev *ld, const struct create_opts *c,
+		     const struct crypt_opts *k);
+int list_ciphers(void);
+/* The record of an encrypted device, or NULL (static storage). */
+const struct loop_state *crypt_state(struct loopdev *ld);
+/* Detach, tearing down an encrypted device's engine; util-linux's message. */
+int detach_device(struct loopdev *ld);
 void warn_size(const char *file, uint64_t sizelimit, uint64_t offset, bool has_offset);
 
 /* excl.c: util-linux style mutually exclusive option groups */

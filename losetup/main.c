@@ -31,6 +31,8 @@ struct cmdline {
 	unsigned long use_dio;
 	const char *outarg;
 	const char *file;	/* -j FILE */
+	struct crypt_opts crypt;
+	bool list_ciphers;
 };
 
 static void __attribute__((noreturn)) usage(void)
@@ -52,7 +54,13 @@ static void __attribute__((noreturn)) usage(void)
 	fputs("\n", out);
 	opt_print_section(out, SEC_HELP);
 	fputs("\nAvailable output columns:\n", out);
-	for (i = 0; i < COL_COUNT; i++)
+	for (i = 0; i < COL_UL_COUNT; i++)
+		fprintf(out, " %12s  %s\n", column_infos[i].name, column_infos[i].help);
+	/* ours come after all of util-linux's text, which stays as it was */
+	fputs("\nEncryption options:\n", out);
+	opt_print_section(out, SEC_CRYPT);
+	fputs("\nEncryption output columns (with -O):\n", out);
+	for (i = COL_UL_COUNT; i < COL_COUNT; i++)
 		fprintf(out, " %12s  %s\n", column_infos[i].name, column_infos[i].help);
 	fprintf(out, "\nFor more details see %s.\n", "losetup(8)");
 	exit(EXIT_SUCCESS);
@@ -92,6 +100,18 @@ static uint64_t size_or_die(const char *arg, const char *what)
 		return v;
 	errno = -rc;
 	err(EXIT_FAILURE, "%s: '%s'", what, arg);
+}
+
+static unsigned long ulong_or_die(const char *arg, const char *what)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(arg, &end, 0);
+	if (errno || end == arg || *end || *arg == '-')
+		errx(EXIT_FAILURE, "%s: '%s'", what, arg);
+	return v;
 }
 
 /* Bind @ld to a device named on the command line, or die like util-linux. */
@@ -199,6 +219,57 @@ static void parse_options(int argc, char **argv, struct cmdline *cl, struct loop
 			cl->create.sizelimit = size_or_die(optarg, "failed to parse size");
 			cl->has_sizelimit = true;
 			break;
+		case 'e':
+			cl->crypt.encryption = optarg;
+			break;
+		case 'k':
+			cl->crypt.keybits = (unsigned int)ulong_or_die(optarg, "invalid key size");
+			break;
+		case 'p':
+			cl->crypt.pass_fd = (int)ulong_or_die(optarg, "invalid passphrase file descriptor");
+			break;
+		case 'T':
+			cl->crypt.verify = true;
+			break;
+		case 'H':
+			cl->crypt.phash = optarg;
+			cl->crypt.loopaes = true;
+			break;
+		case 'K':
+			cl->crypt.gpgkey = optarg;
+			cl->crypt.loopaes = true;
+			break;
+		case 'G':
+			cl->crypt.gpghome = optarg;
+			cl->crypt.loopaes = true;
+			break;
+		case OPT_CLEARTEXT_KEYFILE:
+			cl->crypt.cleartext = optarg;
+			cl->crypt.loopaes = true;
+			break;
+		case 'S':
+			cl->crypt.seed = optarg;
+			cl->crypt.loopaes = true;
+			break;
+		case 'C':
+			cl->crypt.itercountk = ulong_or_die(optarg, "invalid iteration count");
+			cl->crypt.loopaes = true;
+			break;
+		case 'I':
+			cl->crypt.loinit = (int64_t)ulong_or_die(optarg, "invalid IV offset");
+			break;
+		case OPT_ALLOW_SHORT:
+			cl->crypt.allow_short = true;
+			break;
+		case OPT_ENGINE:
+			cl->crypt.engine = optarg;
+			break;
+		case OPT_FORCE:
+			cl->crypt.force = true;
+			break;
+		case OPT_LIST_CIPHERS:
+			cl->list_ciphers = true;
+			break;
 		case 'h':
 			usage();
 		case 'V':
@@ -213,6 +284,10 @@ static void parse_options(int argc, char **argv, struct cmdline *cl, struct loop
 /* Work out the action from what remains on the command line. */
 static void resolve_action(int argc, char **argv, struct cmdline *cl, struct loopdev *ld)
 {
+	if (cl->list_ciphers) {
+		cl->act = A_LIST_CIPHERS;
+		return;
+	}
 	if (argc == 1) {
 		cl->act = A_SHOW;
 		cl->list_mode = true;
@@ -259,6 +334,8 @@ static void resolve_action(int argc, char **argv, struct cmdline *cl, struct loo
 	    (cl->create.sizelimit || cl->create.lo_flags || cl->showdev))
 		errx(EXIT_FAILURE, "the options %s are allowed during loop device setup only",
 		     "--{sizelimit,partscan,read-only,show}");
+	if (cl->act != A_CREATE && crypt_requested(&cl->crypt))
+		errx(EXIT_FAILURE, "the encryption options are allowed during loop device setup only");
 	if (cl->has_offset && cl->act != A_CREATE && (cl->act != A_SHOW || !cl->file))
 		errx(EXIT_FAILURE, "the option --offset is not allowed in this context");
 	if (cl->outarg && columns_parse(&cl->list, cl->outarg) < 0)
@@ -267,14 +344,7 @@ static void resolve_action(int argc, char **argv, struct cmdline *cl, struct loo
 
 static int detach_one(struct loopdev *ld)
 {
-	int rc = loopdev_detach(ld);
-
-	if (rc) {
-		errno = -rc;
-		warn("%s: detach failed", loopdev_get_path(ld));
-		return -1;
-	}
-	return 0;
+	return detach_device(ld) ? -1 : 0;
 }
 
 static int detach_cb(struct loopdev *ld, void *data)
@@ -312,8 +382,14 @@ static int run(struct cmdline *cl, struct loopdev *ld, int argc, char **argv)
 	int res = 0;
 
 	switch (cl->act) {
+	case A_LIST_CIPHERS:
+		res = list_ciphers();
+		break;
 	case A_CREATE:
-		res = create_loop(ld, &cl->create);
+		if (crypt_requested(&cl->crypt))
+			res = create_encrypted(ld, &cl->create, &cl->crypt);
+		else
+			res = create_loop(ld, &cl->create);
 		if (res == 0) {
 			if (cl->showdev)
 				printf("%s\n", loopdev_get_path(ld));
@@ -379,6 +455,8 @@ int main(int argc, char **argv)
 	struct loopdev *ld;
 	int res;
 
+	cl.crypt.pass_fd = -1;
+	cl.crypt.loinit = -1;
 	setlocale(LC_ALL, "");
 	if (loopdev_new(&ld))
 		err(EXIT_FAILURE, "failed to initialize loopcxt");

@@ -39,6 +39,22 @@ const struct opt_desc opt_table[] = {
 	/* help */
 	{ "help",         no_argument,       'h', NULL, "display this help", SEC_HELP },
 	{ "version",      no_argument,       'V', NULL, "display version", SEC_HELP },
+	/* encryption: loop-AES's letters where util-linux leaves them free */
+	{ "encryption",   required_argument, 'e', "<name>", "encrypt with cipher <name> (see --list-ciphers)", SEC_CRYPT },
+	{ "keybits",      required_argument, 'k', "<num>", "key size in bits", SEC_CRYPT },
+	{ "pass-fd",      required_argument, 'p', "<fd>", "read the passphrase (or key lines) from <fd>", SEC_CRYPT },
+	{ "verify-passphrase", no_argument,  'T', NULL, "ask for the passphrase twice", SEC_CRYPT },
+	{ "phash",        required_argument, 'H', "<hash>", "loop-AES passphrase hash (sha256, rmd160, unhashed1...)", SEC_CRYPT },
+	{ "gpgkey",       required_argument, 'K', "<file>", "loop-AES gpg encrypted key file", SEC_CRYPT },
+	{ "gpghome",      required_argument, 'G', "<dir>", "gpg home directory for --gpgkey", SEC_CRYPT },
+	{ "cleartext-keyfile", required_argument, OPT_CLEARTEXT_KEYFILE, "<file>", "loop-AES key file in clear text (loop-AES -P)", SEC_CRYPT },
+	{ "pseed",        required_argument, 'S', "<seed>", "loop-AES passphrase seed", SEC_CRYPT },
+	{ "itercountk",   required_argument, 'C', "<num>", "loop-AES: <num> thousand key iterations", SEC_CRYPT },
+	{ "loinit",       required_argument, 'I', "<num>", "IV offset: sector number of the first sector", SEC_CRYPT },
+	{ "allow-short-passphrase", no_argument, OPT_ALLOW_SHORT, NULL, "accept loop-AES passphrases under 20 characters", SEC_CRYPT },
+	{ "engine",       required_argument, OPT_ENGINE, "<name>", "fuse, kmod or auto (default)", SEC_CRYPT },
+	{ "force",        no_argument,       OPT_FORCE, NULL, "attach an image that is already in use", SEC_CRYPT },
+	{ "list-ciphers", no_argument,       OPT_LIST_CIPHERS, NULL, "list the encryption names and exit", SEC_CRYPT },
 };
 
 const size_t opt_table_size = sizeof(opt_table) / sizeof(opt_table[0]);
@@ -93,7 +109,7 @@ void opt_print_section(FILE *out, enum opt_section sec)
 
 	for (i = 0; i < opt_table_size; i++) {
 		const struct opt_desc *o = &opt_table[i];
-		char left[64];
+		char left[96];
 
 		if (o->section != sec)
 			continue;
@@ -104,6 +120,9 @@ void opt_print_section(FILE *out, enum opt_section sec)
 			snprintf(left, sizeof(left), "     --%s%s%s", o->name,
 				 o->arg && *o->arg != '[' ? " " : "", o->arg ? o->arg : "");
 		/* help lines are aligned at column 31, util-linux's layout */
-		fprintf(out, "%-31s%s\n", left, o->help);
+		if (strlen(left) >= 31)
+			fprintf(out, "%s\n%-31s%s\n", left, "", o->help);
+		else
+			fprintf(out, "%-31s%s\n", left, o->help);
 	}
 }

@@ -15,6 +15,11 @@ enum {
 	OPT_RAW,
 	OPT_DIO,
 	OPT_OUTPUT_ALL,
+	OPT_CLEARTEXT_KEYFILE,
+	OPT_LIST_CIPHERS,
+	OPT_ENGINE,
+	OPT_ALLOW_SHORT,
+	OPT_FORCE,
 };
 
 enum opt_section {
@@ -22,6 +27,7 @@ enum opt_section {
 	SEC_SETUP,
 	SEC_OUTPUT,
 	SEC_HELP,
+	SEC_CRYPT,	/* ours, printed after all of util-linux's text */
 };
 
 struct opt_desc {

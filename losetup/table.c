@@ -38,6 +38,49 @@ static char *fmt_majmin(dev_t dev, bool backing)
 }
 
 /* The cell text of one column for the bound device; NULL for empty. */
+/*
+ * An encrypted device's cells: the real image and the range the user
+ * gave, not the engine's FUSE file. 1 when @col was answered.
+ */
+static int crypt_cell(struct loopdev *ld, int col, char **res)
+{
+	const struct loop_state *cs = crypt_state(ld);
+
+	*res = NULL;
+	if (!cs) {
+		/* plain devices have no cipher, key or engine */
+		return col >= COL_UL_COUNT;
+	}
+	switch (col) {
+	case COL_BACK_FILE:
+		*res = strdup(cs->image);
+		return 1;
+	case COL_OFFSET:
+		*res = fmt_u64(cs->offset);
+		return 1;
+	case COL_SIZELIMIT:
+		*res = fmt_u64(cs->sizelimit);
+		return 1;
+	case COL_BACK_INO:
+		*res = fmt_u64((uint64_t)cs->image_ino);
+		return 1;
+	case COL_BACK_MAJMIN:
+		*res = fmt_majmin(cs->image_dev, true);
+		return 1;
+	case COL_CIPHER:
+		*res = cs->cipher[0] ? strdup(cs->cipher) : NULL;
+		return 1;
+	case COL_KEYBITS:
+		*res = cs->key_bits ? fmt_u64(cs->key_bits) : NULL;
+		return 1;
+	case COL_ENGINE:
+		*res = strdup(loop_engine_name(cs->engine));
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 static char *cell(struct loopdev *ld, int col)
 {
 	char *s = NULL;
@@ -46,6 +89,8 @@ static char *cell(struct loopdev *ld, int col)
 	ino_t ino = 0;
 	struct stat st;
 
+	if (crypt_cell(ld, col, &s))
+		return s;
 	switch (col) {
 	case COL_NAME:
 		return strdup(loopdev_get_path(ld));

@@ -11,6 +11,7 @@ int main(void)
 	static const char *const names[COL_COUNT] = {
 		"NAME", "AUTOCLEAR", "BACK-FILE", "BACK-INO", "BACK-MAJ:MIN",
 		"MAJ:MIN", "OFFSET", "PARTSCAN", "RO", "SIZELIMIT", "DIO", "LOG-SEC",
+		"CIPHER", "KEYBITS", "ENGINE",
 	};
 	int i;
 
@@ -34,7 +35,11 @@ int main(void)
 	ok(columns_parse(&lo, "NAME,") < 0, "a trailing comma is an unknown column");
 	ok(columns_parse(&lo, ",NAME") < 0, "an empty name fails");
 
+	ok(columns_parse(&lo, "+CIPHER,KEYBITS,ENGINE") == 6, "-O +CIPHER,KEYBITS,ENGINE appends");
+	ok(lo.columns[3] == COL_CIPHER && lo.columns[5] == COL_ENGINE, "encryption columns by name");
+
 	columns_set_all(&lo);
-	ok(lo.ncolumns == COL_COUNT, "--output-all selects every column");
+	ok(lo.ncolumns == COL_UL_COUNT && COL_UL_COUNT == 12,
+	   "--output-all selects util-linux's 12 columns");
 	return tap_done();
 }

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* cryptoloop-fuse: state shared by the daemon's main and its FUSE ops. */
+#ifndef CRYPTOLOOP_FUSE_DAEMON_H
+#define CRYPTOLOOP_FUSE_DAEMON_H
+
+#define FUSE_USE_VERSION 35
+
+#include <fuse_lowlevel.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "libloop.h"
+
+/* The one file in the mount, and the largest request we negotiate. */
+#define CLF_FILE_NAME	"data"
+#define CLF_ROOT_INO	1
+#define CLF_FILE_INO	2
+#define CLF_MAX_IO	(1u << 20)
+
+struct clf {
+	int img_fd;
+	uint64_t offset;		/* where the device's data starts in the image */
+	uint64_t size;			/* bytes exposed, a multiple of 512 */
+	bool read_only;
+	struct loop_xfer *xfer;		/* NULL: passthrough */
+	struct fuse_session *se;
+	atomic_int opens;		/* open FUSE files; the loop device holds one */
+	pthread_mutex_t rmw_lock;	/* serialises partial-sector writes */
+	/* a helper thread shares the cipher work of big requests */
+	struct clf_helper *helper;
+};
+
+/* ops.c */
+extern const struct fuse_lowlevel_ops clf_ops;
+
+/* crypt.c: en/decrypt @n sectors of @buf in place, using both cores for
+ * big requests. @sector counts from the device's first sector. */
+int clf_crypt(struct clf *c, bool encrypt, uint64_t sector, void *buf, size_t n);
+int clf_helper_start(struct clf *c);
+void clf_helper_stop(struct clf *c);
+
+#endif
