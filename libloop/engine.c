@@ -17,6 +17,10 @@
 #include "private.h"
 #include "engine-private.h"
 
+/* How long a detach may take once the device is closed: 1 s. */
+#define DETACH_WAIT_TRIES	100
+#define DETACH_WAIT_US		10000
+
 static const char *const engine_names[] = {
 	[LOOP_ENGINE_AUTO] = "auto",
 	[LOOP_ENGINE_FUSE] = "fuse",
@@ -199,7 +203,7 @@ LIBLOOP_EXPORT int loop_engine_attach(struct loopdev *ld, const struct loop_engi
 LIBLOOP_EXPORT int loop_engine_detach(struct loopdev *ld)
 {
 	struct loop_state *st = malloc(sizeof(*st));
-	int rc;
+	int rc, i;
 
 	if (!st)
 		return -ENOMEM;
@@ -209,10 +213,17 @@ LIBLOOP_EXPORT int loop_engine_detach(struct loopdev *ld)
 		return rc;
 	}
 	rc = loopdev_detach(ld);
-	/* busy: the kernel detaches on last close (autoclear), and the daemon
-	 * then exits and cleans up by itself */
-	if ((rc == 0 || rc == -ENXIO) && !loopdev_is_attached(ld)) {
-		loop_state_remove(st);
+	if (rc == 0 || rc == -ENXIO) {
+		/* The kernel lets go of the file when the last opener closes
+		 * the device, and we are one: close, then give it a moment. */
+		loopdev_set_device(ld, st->device);
+		for (i = 0; i < DETACH_WAIT_TRIES && !loop_state_is_stale(st); i++)
+			loop_usleep(DETACH_WAIT_US);
+		/* Still held open by someone (mounted): the detach happens at
+		 * their last close (autoclear), and the daemon then exits and
+		 * cleans up by itself. Otherwise: daemon, mount, record. */
+		if (loop_state_is_stale(st))
+			loop_state_remove(st);
 		rc = 0;
 	}
 	free(st);
