@@ -71,9 +71,13 @@ static struct loop_pass *read_secret(const struct crypt_opts *k,
 	int rc;
 
 	if (k->cleartext) {
+		size_t len = 0;
+
 		rc = loop_pass_read_file(&pass, k->cleartext);
 		if (rc)
 			pass_error(rc, k->cleartext);
+		if (!loop_pass_count(pass) || !loop_pass_line(pass, 0, &len) || !len)
+			errx(EXIT_FAILURE, "%s: the key file holds no key", k->cleartext);
 		return pass;
 	}
 	if (k->gpgkey) {

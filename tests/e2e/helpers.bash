@@ -141,6 +141,14 @@ sample_sectors() {
 	echo 0 1 2 3 8 1024 1025 2048 4096 8191 $((size / 2)) $((size / 2 + 1)) $((size - 1))
 }
 
+# what of ours exists: daemons, records, loop devices, FUSE mounts
+snapshot() {
+	our_daemons
+	grep -ls "image=$TESTDIR/" "$STATE_DIR"/*/state || true
+	"$UL_LOSETUP" -a | grep -F "$TESTDIR" || true
+	grep " $STATE_DIR/" /proc/mounts || true
+}
+
 # no device, mount or daemon of ours is left
 assert_clean() {
 	[ -z "$(our_daemons)" ] || fail "daemon still running: $(our_daemons)"
