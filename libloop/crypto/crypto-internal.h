@@ -9,6 +9,11 @@
 
 #include "libloop-crypto.h"
 
+/* libloop is built with -fvisibility=hidden; public API is marked. */
+#ifndef LIBLOOP_EXPORT
+#define LIBLOOP_EXPORT __attribute__((visibility("default")))
+#endif
+
 #define LOOP_MULTIKEY_V2 64
 #define LOOP_MULTIKEY_V3 65
 

@@ -67,7 +67,7 @@ static int high_fd(int fd)
 	return h;
 }
 
-int loop_pass_from_gpg(struct loop_pass **pass, const char *keyfile,
+LIBLOOP_EXPORT int loop_pass_from_gpg(struct loop_pass **pass, const char *keyfile,
 		       const char *gpg_homedir, const char *gpg_program,
 		       const struct loop_pass *gpg_pass)
 {

@@ -332,7 +332,7 @@ static int iterate_aes256(struct scratch *s, const struct hash_rule *h,
 	return 0;
 }
 
-int loop_key_derive(struct loop_key **key, const struct loop_cipher_spec *spec,
+LIBLOOP_EXPORT int loop_key_derive(struct loop_key **key, const struct loop_cipher_spec *spec,
 		    const struct loop_key_params *params,
 		    const struct loop_pass *pass)
 {

@@ -44,7 +44,7 @@ struct loop_xfer {
 	struct loop_aesni_key *aes;  /* nkeys schedules, 16-byte aligned */
 };
 
-uint64_t loop_xfer_iv_offset(uint64_t offset_bytes, int64_t override)
+LIBLOOP_EXPORT uint64_t loop_xfer_iv_offset(uint64_t offset_bytes, int64_t override)
 {
 	/* kernel loop.c: IV = (byte position in the backing file) >> 9 */
 	return override >= 0 ? (uint64_t)override : offset_bytes >> 9;
@@ -119,7 +119,7 @@ static unsigned int key_index(const struct loop_xfer *x, uint64_t ivsec)
 	return x->nkeys == 1 ? 0 : (unsigned int)(ivsec & 63);
 }
 
-int loop_xfer_new(struct loop_xfer **xfer, const struct loop_cipher_spec *spec,
+LIBLOOP_EXPORT int loop_xfer_new(struct loop_xfer **xfer, const struct loop_cipher_spec *spec,
 		  const struct loop_key *key, uint64_t iv_offset)
 {
 	struct loop_xfer *x;
@@ -205,12 +205,12 @@ int loop_xfer_new(struct loop_xfer **xfer, const struct loop_cipher_spec *spec,
 	return 0;
 }
 
-const char *loop_xfer_engine_name(const struct loop_xfer *x)
+LIBLOOP_EXPORT const char *loop_xfer_engine_name(const struct loop_xfer *x)
 {
 	return x && x->use_aesni ? "aesni-8way" : "libgcrypt";
 }
 
-void loop_xfer_free(struct loop_xfer *x)
+LIBLOOP_EXPORT void loop_xfer_free(struct loop_xfer *x)
 {
 	struct handle_set *s;
 
@@ -334,7 +334,7 @@ static int gcry_run(struct loop_xfer *x, int encrypt, uint64_t sector, uint8_t *
 	return r;
 }
 
-int loop_xfer_encrypt(struct loop_xfer *x, uint64_t sector, void *dst,
+LIBLOOP_EXPORT int loop_xfer_encrypt(struct loop_xfer *x, uint64_t sector, void *dst,
 		      const void *src, size_t nsectors)
 {
 	if (!x || !dst || !src)
@@ -346,7 +346,7 @@ int loop_xfer_encrypt(struct loop_xfer *x, uint64_t sector, void *dst,
 	return gcry_run(x, 1, sector, dst, src, nsectors);
 }
 
-int loop_xfer_decrypt(struct loop_xfer *x, uint64_t sector, void *dst,
+LIBLOOP_EXPORT int loop_xfer_decrypt(struct loop_xfer *x, uint64_t sector, void *dst,
 		      const void *src, size_t nsectors)
 {
 	if (!x || !dst || !src)
