@@ -207,7 +207,9 @@ LIBLOOP_EXPORT int loop_xfer_new(struct loop_xfer **xfer, const struct loop_ciph
 
 LIBLOOP_EXPORT const char *loop_xfer_engine_name(const struct loop_xfer *x)
 {
-	return x && x->use_aesni ? "aesni-8way" : "libgcrypt";
+	if (!x || !x->use_aesni)
+		return "libgcrypt";
+	return loop_aesni_vaes_available() ? "aesni-8way+vaes" : "aesni-8way";
 }
 
 LIBLOOP_EXPORT void loop_xfer_free(struct loop_xfer *x)
