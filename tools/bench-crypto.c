@@ -10,6 +10,9 @@
  * given time, and prints "FORMAT enc|dec ENGINE MB/s" (MB = 10^6 bytes,
  * like openssl speed's "k" = 1000 bytes).  Keys are random.
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

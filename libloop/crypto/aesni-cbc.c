@@ -12,6 +12,9 @@
  * Compiled for generic x86-64; the AES functions carry target attributes
  * and are only called after loop_aesni_available() said yes.
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include <string.h>
 
 #include "crypto-internal.h"

@@ -10,6 +10,9 @@
  *    is dropped (loop-AES losetup's getApiName()).
  *  - cryptsetup plain: "aes-cbc-plain", "aes-cbc-plain64".
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>

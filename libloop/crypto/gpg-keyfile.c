@@ -8,6 +8,9 @@
  * not touch the process's SIGPIPE disposition.  Nothing decrypted is ever
  * written to a file, and no secret is in argv or the environment.
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>

@@ -1,6 +1,9 @@
 /*
  * key.c - struct loop_key: 1, 64 or 65 cipher keys in locked memory.
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include <errno.h>
 #include <string.h>
 

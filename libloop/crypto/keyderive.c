@@ -20,6 +20,9 @@
  * Each rule is checked against aespipe / cryptsetup / util-linux in
  * tests/kat (expected values never come from this code).
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

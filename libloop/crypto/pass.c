@@ -8,6 +8,9 @@
  * lines are at least 20 characters long, at most 66; the first line is
  * always kept.  64 or more long lines make a multi-key set.
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>

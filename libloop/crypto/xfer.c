@@ -12,6 +12,9 @@
  *
  * The context itself (and the AES schedules in it) sits in locked memory.
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>

@@ -14,6 +14,9 @@
  * passphrase is only ever read from a file descriptor or a file.
  * Exit: 0 ok, 1 library error (message on stderr), 2 usage.
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,11 +6,13 @@
 # plaintext.  With KAT_LIVE=1 (default when the peer tool is installed)
 # the generators are also rerun and must reproduce the stored files.
 #
-# Usage: run-kat.sh KAT_TOOL [vector-file...]      (TAP output)
+# Usage: run-kat.sh [KAT_TOOL [vector-file...]]      (TAP output)
+# KAT_TOOL defaults to $top_builddir/tests/kat/kat-tool (make check).
 set -u
 . "$(dirname "$0")/kat-lib.sh"
-tool=${1:?usage: run-kat.sh KAT_TOOL [files]}
-shift
+tool=${1:-${top_builddir:-.}/tests/kat/kat-tool}
+[ $# -gt 0 ] && shift
+[ -x "$tool" ] || { echo "Bail out! no kat-tool at $tool"; exit 99; }
 [ $# -gt 0 ] || set -- "$KAT_DIR"/vectors/*.kat
 KAT_GPGHOME=$(mktemp -d)
 tmp=$(mktemp -d)
@@ -28,6 +30,12 @@ for f in "$@"; do
 		name=$(trim "$name"); args=$(expand_args "$(trim "$args")")
 		pass=$(trim "$pass"); want=$(trim "$want")
 		pfd=""; [ "$pass" = "-" ] || pfd="-p 3"
+		case " $args " in *" -K "*)
+			if ! command -v gpg >/dev/null; then
+				n=$((n + 1)); echo "ok $n - $base/$name # SKIP gpg not installed"
+				continue
+			fi ;;
+		esac
 		# shellcheck disable=SC2086
 		run_with_pass "$pass" "$tool" $args $pfd <"$KAT_PLAIN" >"$tmp/ct" 2>"$tmp/err"
 		got=$(sha256_of <"$tmp/ct")

@@ -6,6 +6,9 @@
  * MD5, both back ends against each other for every format, and many
  * threads on one context.
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>

@@ -5,6 +5,9 @@
  * get_FD_pass() do it, the loop-AES multi-line rule, no-terminal errors,
  * gpg failures, minimum lengths, and that no secret survives in memory.
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>

@@ -4,6 +4,9 @@
  * cryptoloop, loop-AES losetup (getApiName(): trailing bits >= 40, name
  * cut at '-') and cryptsetup plain.
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include <errno.h>
 #include <string.h>
 
