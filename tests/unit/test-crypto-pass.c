@@ -134,6 +134,124 @@ static void test_no_tty(void)
 	   "no controlling terminal: -ENOTTY at once, no hang");
 }
 
+/*
+ * A real terminal: a pty becomes the controlling terminal of a child in a
+ * new session; the child reads with loop_pass_read_tty() while we type.
+ * Checks echo is off (what we type never comes back) and ask-twice.
+ */
+static int tty_child(int verify, const char *typed, size_t typed_len,
+		     int *result, char *got, size_t got_size, char *echoed, size_t echo_size)
+{
+	int master = posix_openpt(O_RDWR | O_NOCTTY), res[2], status;
+	size_t echoed_len = 0;
+	pid_t pid;
+
+	if (master < 0 || grantpt(master) || unlockpt(master) || pipe(res))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		struct loop_pass *p = NULL;
+		const char *l;
+		size_t len = 0;
+		int slave, r;
+
+		char name[64];
+
+		snprintf(name, sizeof(name), "%s", ptsname(master));
+		close(master);
+		setsid();
+		slave = open(name, O_RDWR);   /* becomes our controlling tty */
+		if (slave < 0)
+			_exit(2);
+		r = loop_pass_read_tty(&p, "Password: ", verify);
+		l = r ? "" : loop_pass_line(p, 0, &len);
+		if (write(res[1], &r, sizeof(r)) < 0 || write(res[1], l, len + 1) < 0)
+			_exit(3);
+		loop_pass_free(p);
+		_exit(0);
+	}
+	close(res[1]);
+	/* wait for the prompt, so echo is already off, then type */
+	{
+		char buf[256];
+		size_t want_prompts = verify ? 2 : 1, seen = 0, i;
+		const char *t = typed;
+
+		while (seen < want_prompts) {
+			ssize_t n = read(master, buf, sizeof(buf));
+
+			if (n <= 0)
+				break;
+			for (i = 0; i < (size_t)n; i++) {
+				if (echoed_len + 1 < echo_size)
+					echoed[echoed_len++] = buf[i];
+			}
+			echoed[echoed_len] = '\0';
+			seen = 0;
+			for (const char *q = echoed; (q = strstr(q, "assword: ")) != NULL; q++)
+				seen++;
+			if (seen >= 1 && t == typed) {
+				const char *nl = memchr(typed, '\n', typed_len);
+				size_t first = nl ? (size_t)(nl - typed) + 1 : typed_len;
+
+				if (write(master, typed, first) < 0)
+					break;
+				t = typed + first;
+			}
+			if (seen >= want_prompts && t < typed + typed_len) {
+				if (write(master, t, (size_t)(typed + typed_len - t)) < 0)
+					break;
+				t = typed + typed_len;
+			}
+		}
+	}
+	if (read(res[0], result, sizeof(*result)) != sizeof(*result))
+		*result = -999;
+	{
+		ssize_t n = read(res[0], got, got_size - 1);
+
+		got[n > 0 ? n : 0] = '\0';
+	}
+	waitpid(pid, &status, 0);
+	/* collect whatever else the child wrote to the terminal */
+	{
+		char buf[256];
+		ssize_t n;
+
+		fcntl(master, F_SETFL, O_NONBLOCK);
+		while ((n = read(master, buf, sizeof(buf))) > 0) {
+			size_t i;
+
+			for (i = 0; i < (size_t)n && echoed_len + 1 < echo_size; i++)
+				echoed[echoed_len++] = buf[i];
+		}
+		echoed[echoed_len] = '\0';
+	}
+	close(master);
+	close(res[0]);
+	return 0;
+}
+
+static void test_tty(void)
+{
+	char got[128], echoed[1024];
+	int r = 0;
+
+	if (tty_child(0, "sekrit words\n", 13, &r, got, sizeof(got), echoed, sizeof(echoed))) {
+		ok(1, "# SKIP no pty available");
+		return;
+	}
+	ok(r == 0 && !strcmp(got, "sekrit words"), "terminal: passphrase read (r=%d, '%s')", r, got);
+	ok(strstr(echoed, "Password: ") && !strstr(echoed, "sekrit"),
+	   "terminal: prompt shown, typing not echoed");
+
+	tty_child(1, "same thing\nsame thing\n", 22, &r, got, sizeof(got), echoed, sizeof(echoed));
+	ok(r == 0 && !strcmp(got, "same thing") && strstr(echoed, "Retype password: "),
+	   "terminal -T: asked twice, equal answers accepted (r=%d)", r);
+	tty_child(1, "same thing\nother thing\n", 23, &r, got, sizeof(got), echoed, sizeof(echoed));
+	ok(r == -EKEYREJECTED, "terminal -T: different answers -> -EKEYREJECTED (r=%d)", r);
+}
+
 static void test_files(void)
 {
 	struct loop_pass *p = NULL, *gp = NULL;
@@ -369,9 +487,12 @@ static void test_no_leftovers(void)
 
 int main(void)
 {
+	/* a terminal test gone wrong must fail, not hang make check */
+	alarm(60);
 	test_lines();
 	test_multi_lines();
 	test_no_tty();
+	test_tty();
 	test_files();
 	test_rules();
 	test_no_leftovers();
