@@ -46,6 +46,11 @@ void loop_md5_compress(uint32_t state[4], const uint8_t block[64]);
 void loop_lmk_iv(uint8_t iv[16], const uint32_t seed_state[4],
 		 const uint8_t *plain_sector, uint64_t iv_sector);
 
+/* md5-x8.c: eight lmk IVs at once (AVX2); same results as loop_lmk_iv(). */
+int loop_md5_x8_available(void);
+void loop_lmk_iv_x8(uint8_t iv[8][16], const uint32_t seed_state[4],
+		    const uint8_t *const plain[8], const uint64_t iv_sector[8]);
+
 /* aesni-cbc.c */
 struct loop_aesni_key {
 	uint8_t enc[15][16];

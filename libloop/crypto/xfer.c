@@ -39,6 +39,7 @@ struct loop_xfer {
 	unsigned int block_bytes;
 	uint64_t iv_offset;
 	int use_aesni;
+	int md5_x8;                  /* AVX2 lmk IVs, 8 sectors at a time */
 	int gcry_algo;
 	uint32_t lmk_seed[4];        /* MD5 state the lmk IV starts from */
 	pthread_mutex_t pool_lock;
@@ -189,6 +190,7 @@ LIBLOOP_EXPORT int loop_xfer_new(struct loop_xfer **xfer, const struct loop_ciph
 		}
 	}
 
+	x->md5_x8 = x->iv_kind == IV_LMK && loop_md5_x8_available();
 	x->use_aesni = spec->alg == LOOP_CIPHER_AES && loop_aesni_available() &&
 		       !getenv("LIBLOOP_CRYPTO_NO_AESNI");
 	if (x->use_aesni) {
@@ -243,16 +245,22 @@ static void aesni_encrypt(struct loop_xfer *x, uint64_t sector, uint8_t *dst,
 	while (done < n) {
 		unsigned int lanes = n - done >= 8 ? 8 : n - done >= 4 ? 4 : 1, l;
 
-		for (l = 0; l < lanes; l++) {
-			uint64_t ivsec = x->iv_offset + sector + done + l;
+		uint64_t ivsec[8];
 
+		for (l = 0; l < lanes; l++) {
+			ivsec[l] = x->iv_offset + sector + done + l;
 			s[l] = src + (done + l) * LOOP_SECTOR_SIZE;
 			d[l] = dst + (done + l) * LOOP_SECTOR_SIZE;
-			keys[l] = &x->aes[key_index(x, ivsec)];
-			if (x->iv_kind == IV_LMK)
-				loop_lmk_iv(iv[l], x->lmk_seed, s[l], ivsec);
+			keys[l] = &x->aes[key_index(x, ivsec[l])];
+			if (x->iv_kind != IV_LMK)
+				sector_iv(x, iv[l], ivsec[l]);
+		}
+		if (x->iv_kind == IV_LMK) {
+			if (lanes == 8 && x->md5_x8)
+				loop_lmk_iv_x8(iv, x->lmk_seed, s, ivsec);
 			else
-				sector_iv(x, iv[l], ivsec);
+				for (l = 0; l < lanes; l++)
+					loop_lmk_iv(iv[l], x->lmk_seed, s[l], ivsec[l]);
 		}
 		loop_aesni_cbc_encrypt_sectors(keys, (const uint8_t (*)[16])iv, d, s, lanes);
 		done += lanes;
@@ -274,13 +282,42 @@ static void lmk_fix_first_block(const struct loop_xfer *x, uint8_t *plain,
 	explicit_bzero(iv, sizeof(iv));
 }
 
+/* lmk decrypt of 8 sectors: CBC with a zero IV, then the 8 real IVs
+ * (which need the decrypted plaintext) at once, then fix block 0. */
+static void aesni_decrypt_lmk8(struct loop_xfer *x, uint64_t sector, uint8_t *dst,
+			       const uint8_t *src)
+{
+	static const uint8_t zero[16] __attribute__((aligned(16)));
+	uint8_t iv[8][16];
+	const uint8_t *p[8];
+	uint64_t ivsec[8];
+	int l, i;
+
+	for (l = 0; l < 8; l++) {
+		ivsec[l] = x->iv_offset + sector + (uint64_t)l;
+		p[l] = dst + (size_t)l * LOOP_SECTOR_SIZE;
+		loop_aesni_cbc_decrypt_sector(&x->aes[key_index(x, ivsec[l])], zero,
+					      dst + (size_t)l * LOOP_SECTOR_SIZE,
+					      src + (size_t)l * LOOP_SECTOR_SIZE);
+	}
+	loop_lmk_iv_x8(iv, x->lmk_seed, p, ivsec);
+	for (l = 0; l < 8; l++)
+		for (i = 0; i < 16; i++)
+			dst[(size_t)l * LOOP_SECTOR_SIZE + i] ^= iv[l][i];
+	explicit_bzero(iv, sizeof(iv));
+}
+
 static void aesni_decrypt(struct loop_xfer *x, uint64_t sector, uint8_t *dst,
 			  const uint8_t *src, size_t n)
 {
 	uint8_t iv[16] __attribute__((aligned(16)));
-	size_t i;
+	size_t i = 0;
 
-	for (i = 0; i < n; i++) {
+	if (x->md5_x8)
+		for (; i + 8 <= n; i += 8)
+			aesni_decrypt_lmk8(x, sector + i, dst + i * LOOP_SECTOR_SIZE,
+					   src + i * LOOP_SECTOR_SIZE);
+	for (; i < n; i++) {
 		uint64_t ivsec = x->iv_offset + sector + i;
 		uint8_t *d = dst + i * LOOP_SECTOR_SIZE;
 
