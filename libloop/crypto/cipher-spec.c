@@ -10,6 +10,9 @@
  *    is dropped (loop-AES losetup's getApiName()).
  *  - cryptsetup plain: "aes-cbc-plain", "aes-cbc-plain64".
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -246,7 +249,7 @@ static int parse_loopaes(struct loop_cipher_spec *spec, const char *lname,
 	return 0;
 }
 
-int loop_cipher_spec_parse(struct loop_cipher_spec *spec, const char *name,
+LIBLOOP_EXPORT int loop_cipher_spec_parse(struct loop_cipher_spec *spec, const char *name,
 			   unsigned int key_bits, unsigned int flags)
 {
 	struct loop_cipher_spec tmp;
@@ -318,7 +321,7 @@ static const struct loop_cipher_info cipher_list[] = {
 	{ "aes-cbc-plain64",  "cryptsetup plain64: 64-bit sector IV (also twofish-, serpent-, blowfish-cbc-plain64)" },
 };
 
-int loop_cipher_list(const struct loop_cipher_info **list)
+LIBLOOP_EXPORT int loop_cipher_list(const struct loop_cipher_info **list)
 {
 	if (!list)
 		return -EINVAL;

@@ -9,6 +9,11 @@
 
 #include "libloop-crypto.h"
 
+/* libloop is built with -fvisibility=hidden; public API is marked. */
+#ifndef LIBLOOP_EXPORT
+#define LIBLOOP_EXPORT __attribute__((visibility("default")))
+#endif
+
 #define LOOP_MULTIKEY_V2 64
 #define LOOP_MULTIKEY_V3 65
 
@@ -41,6 +46,11 @@ void loop_md5_compress(uint32_t state[4], const uint8_t block[64]);
 void loop_lmk_iv(uint8_t iv[16], const uint32_t seed_state[4],
 		 const uint8_t *plain_sector, uint64_t iv_sector);
 
+/* md5-x8.c: eight lmk IVs at once (AVX2); same results as loop_lmk_iv(). */
+int loop_md5_x8_available(void);
+void loop_lmk_iv_x8(uint8_t iv[8][16], const uint32_t seed_state[4],
+		    const uint8_t *const plain[8], const uint64_t iv_sector[8]);
+
 /* aesni-cbc.c */
 struct loop_aesni_key {
 	uint8_t enc[15][16];
@@ -58,9 +68,17 @@ void loop_aesni_cbc_encrypt_sectors(const struct loop_aesni_key *const *keys,
 				    const uint8_t (*iv)[16],
 				    uint8_t *const *dst,
 				    const uint8_t *const *src, unsigned int n);
-/* CBC-decrypt one 512-byte sector; dst may equal src. */
+/* CBC-decrypt one 512-byte sector; dst may equal src.  Dispatches to
+ * the VAES (ymm) or the 8-way xmm version; both exported for tests. */
 void loop_aesni_cbc_decrypt_sector(const struct loop_aesni_key *k,
 				   const uint8_t iv[16], uint8_t *dst,
 				   const uint8_t *src);
+void loop_aesni_cbc_decrypt_sector_x8(const struct loop_aesni_key *k,
+				      const uint8_t iv[16], uint8_t *dst,
+				      const uint8_t *src);
+void loop_aesni_cbc_decrypt_sector_vaes(const struct loop_aesni_key *k,
+					const uint8_t iv[16], uint8_t *dst,
+					const uint8_t *src);
+int loop_aesni_vaes_available(void);
 
 #endif

@@ -7,6 +7,9 @@
  * application initialised libgcrypt first, its choices stand; with its
  * secure memory disabled, libgcrypt falls back to ordinary memory.
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>

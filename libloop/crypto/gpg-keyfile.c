@@ -8,6 +8,9 @@
  * not touch the process's SIGPIPE disposition.  Nothing decrypted is ever
  * written to a file, and no secret is in argv or the environment.
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -67,7 +70,7 @@ static int high_fd(int fd)
 	return h;
 }
 
-int loop_pass_from_gpg(struct loop_pass **pass, const char *keyfile,
+LIBLOOP_EXPORT int loop_pass_from_gpg(struct loop_pass **pass, const char *keyfile,
 		       const char *gpg_homedir, const char *gpg_program,
 		       const struct loop_pass *gpg_pass)
 {

@@ -1,6 +1,9 @@
 /*
  * key.c - struct loop_key: 1, 64 or 65 cipher keys in locked memory.
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include <errno.h>
 #include <string.h>
 
@@ -40,7 +43,7 @@ uint8_t *loop_key_data_mut(struct loop_key *key, unsigned int i)
 	return key->data + (size_t)i * key->key_bytes;
 }
 
-int loop_key_new_raw(struct loop_key **key, unsigned int count,
+LIBLOOP_EXPORT int loop_key_new_raw(struct loop_key **key, unsigned int count,
 		     unsigned int key_bytes, const void *data)
 {
 	int r;
@@ -54,24 +57,24 @@ int loop_key_new_raw(struct loop_key **key, unsigned int count,
 	return 0;
 }
 
-unsigned int loop_key_count(const struct loop_key *key)
+LIBLOOP_EXPORT unsigned int loop_key_count(const struct loop_key *key)
 {
 	return key ? key->count : 0;
 }
 
-unsigned int loop_key_size(const struct loop_key *key)
+LIBLOOP_EXPORT unsigned int loop_key_size(const struct loop_key *key)
 {
 	return key ? key->key_bytes : 0;
 }
 
-const uint8_t *loop_key_data(const struct loop_key *key, unsigned int i)
+LIBLOOP_EXPORT const uint8_t *loop_key_data(const struct loop_key *key, unsigned int i)
 {
 	if (!key || i >= key->count)
 		return NULL;
 	return key->data + (size_t)i * key->key_bytes;
 }
 
-void loop_key_free(struct loop_key *key)
+LIBLOOP_EXPORT void loop_key_free(struct loop_key *key)
 {
 	if (key)
 		loop_secure_free(key, key->alloc_size);

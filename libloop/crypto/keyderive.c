@@ -20,6 +20,9 @@
  * Each rule is checked against aespipe / cryptsetup / util-linux in
  * tests/kat (expected values never come from this code).
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -332,7 +335,7 @@ static int iterate_aes256(struct scratch *s, const struct hash_rule *h,
 	return 0;
 }
 
-int loop_key_derive(struct loop_key **key, const struct loop_cipher_spec *spec,
+LIBLOOP_EXPORT int loop_key_derive(struct loop_key **key, const struct loop_cipher_spec *spec,
 		    const struct loop_key_params *params,
 		    const struct loop_pass *pass)
 {

@@ -11,6 +11,9 @@
  * need the bare compression function, which libgcrypt does not export.
  * v2 equals standard MD5 and is tested against libgcrypt's.
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include <string.h>
 
 #include "crypto-internal.h"

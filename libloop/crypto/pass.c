@@ -8,6 +8,9 @@
  * lines are at least 20 characters long, at most 66; the first line is
  * always kept.  64 or more long lines make a multi-key set.
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -131,7 +134,7 @@ static int builder_finish(struct pass_builder *b, struct loop_pass **out)
 	return 0;
 }
 
-int loop_pass_from_buffer(struct loop_pass **pass, const void *buf, size_t len,
+LIBLOOP_EXPORT int loop_pass_from_buffer(struct loop_pass **pass, const void *buf, size_t len,
 			  unsigned int flags)
 {
 	struct pass_builder b;
@@ -180,7 +183,7 @@ static int read_lines(struct pass_builder *b, int fd)
 	return 0;
 }
 
-int loop_pass_read_fd(struct loop_pass **pass, int fd, unsigned int flags)
+LIBLOOP_EXPORT int loop_pass_read_fd(struct loop_pass **pass, int fd, unsigned int flags)
 {
 	struct pass_builder b;
 	int r;
@@ -199,7 +202,7 @@ int loop_pass_read_fd(struct loop_pass **pass, int fd, unsigned int flags)
 	return builder_finish(&b, pass);
 }
 
-int loop_pass_read_file(struct loop_pass **pass, const char *path)
+LIBLOOP_EXPORT int loop_pass_read_file(struct loop_pass **pass, const char *path)
 {
 	int fd, r;
 
@@ -272,7 +275,7 @@ out:
 	return r;
 }
 
-int loop_pass_read_tty(struct loop_pass **pass, const char *prompt, int verify)
+LIBLOOP_EXPORT int loop_pass_read_tty(struct loop_pass **pass, const char *prompt, int verify)
 {
 	struct loop_pass *a = NULL, *b = NULL;
 	int fd, r;
@@ -305,12 +308,12 @@ int loop_pass_read_tty(struct loop_pass **pass, const char *prompt, int verify)
 	return 0;
 }
 
-size_t loop_pass_count(const struct loop_pass *pass)
+LIBLOOP_EXPORT size_t loop_pass_count(const struct loop_pass *pass)
 {
 	return pass ? pass->count : 0;
 }
 
-const char *loop_pass_line(const struct loop_pass *pass, size_t i, size_t *len)
+LIBLOOP_EXPORT const char *loop_pass_line(const struct loop_pass *pass, size_t i, size_t *len)
 {
 	if (!pass || i >= pass->count)
 		return NULL;
@@ -319,7 +322,7 @@ const char *loop_pass_line(const struct loop_pass *pass, size_t i, size_t *len)
 	return pass->text + pass->off[i];
 }
 
-void loop_pass_free(struct loop_pass *pass)
+LIBLOOP_EXPORT void loop_pass_free(struct loop_pass *pass)
 {
 	if (pass)
 		loop_secure_free(pass, pass->alloc_size);

@@ -7,6 +7,9 @@
  * must never print.  Page-sized mappings are cheap at our scale (a few
  * objects per device).
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>

@@ -12,6 +12,9 @@
  *
  * The context itself (and the AES schedules in it) sits in locked memory.
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -36,6 +39,7 @@ struct loop_xfer {
 	unsigned int block_bytes;
 	uint64_t iv_offset;
 	int use_aesni;
+	int md5_x8;                  /* AVX2 lmk IVs, 8 sectors at a time */
 	int gcry_algo;
 	uint32_t lmk_seed[4];        /* MD5 state the lmk IV starts from */
 	pthread_mutex_t pool_lock;
@@ -44,7 +48,7 @@ struct loop_xfer {
 	struct loop_aesni_key *aes;  /* nkeys schedules, 16-byte aligned */
 };
 
-uint64_t loop_xfer_iv_offset(uint64_t offset_bytes, int64_t override)
+LIBLOOP_EXPORT uint64_t loop_xfer_iv_offset(uint64_t offset_bytes, int64_t override)
 {
 	/* kernel loop.c: IV = (byte position in the backing file) >> 9 */
 	return override >= 0 ? (uint64_t)override : offset_bytes >> 9;
@@ -119,7 +123,7 @@ static unsigned int key_index(const struct loop_xfer *x, uint64_t ivsec)
 	return x->nkeys == 1 ? 0 : (unsigned int)(ivsec & 63);
 }
 
-int loop_xfer_new(struct loop_xfer **xfer, const struct loop_cipher_spec *spec,
+LIBLOOP_EXPORT int loop_xfer_new(struct loop_xfer **xfer, const struct loop_cipher_spec *spec,
 		  const struct loop_key *key, uint64_t iv_offset)
 {
 	struct loop_xfer *x;
@@ -186,6 +190,7 @@ int loop_xfer_new(struct loop_xfer **xfer, const struct loop_cipher_spec *spec,
 		}
 	}
 
+	x->md5_x8 = x->iv_kind == IV_LMK && loop_md5_x8_available();
 	x->use_aesni = spec->alg == LOOP_CIPHER_AES && loop_aesni_available() &&
 		       !getenv("LIBLOOP_CRYPTO_NO_AESNI");
 	if (x->use_aesni) {
@@ -205,12 +210,14 @@ int loop_xfer_new(struct loop_xfer **xfer, const struct loop_cipher_spec *spec,
 	return 0;
 }
 
-const char *loop_xfer_engine_name(const struct loop_xfer *x)
+LIBLOOP_EXPORT const char *loop_xfer_engine_name(const struct loop_xfer *x)
 {
-	return x && x->use_aesni ? "aesni-8way" : "libgcrypt";
+	if (!x || !x->use_aesni)
+		return "libgcrypt";
+	return loop_aesni_vaes_available() ? "aesni-8way+vaes" : "aesni-8way";
 }
 
-void loop_xfer_free(struct loop_xfer *x)
+LIBLOOP_EXPORT void loop_xfer_free(struct loop_xfer *x)
 {
 	struct handle_set *s;
 
@@ -238,16 +245,22 @@ static void aesni_encrypt(struct loop_xfer *x, uint64_t sector, uint8_t *dst,
 	while (done < n) {
 		unsigned int lanes = n - done >= 8 ? 8 : n - done >= 4 ? 4 : 1, l;
 
-		for (l = 0; l < lanes; l++) {
-			uint64_t ivsec = x->iv_offset + sector + done + l;
+		uint64_t ivsec[8];
 
+		for (l = 0; l < lanes; l++) {
+			ivsec[l] = x->iv_offset + sector + done + l;
 			s[l] = src + (done + l) * LOOP_SECTOR_SIZE;
 			d[l] = dst + (done + l) * LOOP_SECTOR_SIZE;
-			keys[l] = &x->aes[key_index(x, ivsec)];
-			if (x->iv_kind == IV_LMK)
-				loop_lmk_iv(iv[l], x->lmk_seed, s[l], ivsec);
+			keys[l] = &x->aes[key_index(x, ivsec[l])];
+			if (x->iv_kind != IV_LMK)
+				sector_iv(x, iv[l], ivsec[l]);
+		}
+		if (x->iv_kind == IV_LMK) {
+			if (lanes == 8 && x->md5_x8)
+				loop_lmk_iv_x8(iv, x->lmk_seed, s, ivsec);
 			else
-				sector_iv(x, iv[l], ivsec);
+				for (l = 0; l < lanes; l++)
+					loop_lmk_iv(iv[l], x->lmk_seed, s[l], ivsec[l]);
 		}
 		loop_aesni_cbc_encrypt_sectors(keys, (const uint8_t (*)[16])iv, d, s, lanes);
 		done += lanes;
@@ -269,13 +282,42 @@ static void lmk_fix_first_block(const struct loop_xfer *x, uint8_t *plain,
 	explicit_bzero(iv, sizeof(iv));
 }
 
+/* lmk decrypt of 8 sectors: CBC with a zero IV, then the 8 real IVs
+ * (which need the decrypted plaintext) at once, then fix block 0. */
+static void aesni_decrypt_lmk8(struct loop_xfer *x, uint64_t sector, uint8_t *dst,
+			       const uint8_t *src)
+{
+	static const uint8_t zero[16] __attribute__((aligned(16)));
+	uint8_t iv[8][16];
+	const uint8_t *p[8];
+	uint64_t ivsec[8];
+	int l, i;
+
+	for (l = 0; l < 8; l++) {
+		ivsec[l] = x->iv_offset + sector + (uint64_t)l;
+		p[l] = dst + (size_t)l * LOOP_SECTOR_SIZE;
+		loop_aesni_cbc_decrypt_sector(&x->aes[key_index(x, ivsec[l])], zero,
+					      dst + (size_t)l * LOOP_SECTOR_SIZE,
+					      src + (size_t)l * LOOP_SECTOR_SIZE);
+	}
+	loop_lmk_iv_x8(iv, x->lmk_seed, p, ivsec);
+	for (l = 0; l < 8; l++)
+		for (i = 0; i < 16; i++)
+			dst[(size_t)l * LOOP_SECTOR_SIZE + i] ^= iv[l][i];
+	explicit_bzero(iv, sizeof(iv));
+}
+
 static void aesni_decrypt(struct loop_xfer *x, uint64_t sector, uint8_t *dst,
 			  const uint8_t *src, size_t n)
 {
 	uint8_t iv[16] __attribute__((aligned(16)));
-	size_t i;
+	size_t i = 0;
 
-	for (i = 0; i < n; i++) {
+	if (x->md5_x8)
+		for (; i + 8 <= n; i += 8)
+			aesni_decrypt_lmk8(x, sector + i, dst + i * LOOP_SECTOR_SIZE,
+					   src + i * LOOP_SECTOR_SIZE);
+	for (; i < n; i++) {
 		uint64_t ivsec = x->iv_offset + sector + i;
 		uint8_t *d = dst + i * LOOP_SECTOR_SIZE;
 
@@ -334,7 +376,7 @@ static int gcry_run(struct loop_xfer *x, int encrypt, uint64_t sector, uint8_t *
 	return r;
 }
 
-int loop_xfer_encrypt(struct loop_xfer *x, uint64_t sector, void *dst,
+LIBLOOP_EXPORT int loop_xfer_encrypt(struct loop_xfer *x, uint64_t sector, void *dst,
 		      const void *src, size_t nsectors)
 {
 	if (!x || !dst || !src)
@@ -346,7 +388,7 @@ int loop_xfer_encrypt(struct loop_xfer *x, uint64_t sector, void *dst,
 	return gcry_run(x, 1, sector, dst, src, nsectors);
 }
 
-int loop_xfer_decrypt(struct loop_xfer *x, uint64_t sector, void *dst,
+LIBLOOP_EXPORT int loop_xfer_decrypt(struct loop_xfer *x, uint64_t sector, void *dst,
 		      const void *src, size_t nsectors)
 {
 	if (!x || !dst || !src)

@@ -4,12 +4,19 @@
  *
  *   kat-tool -e NAME [-k BITS] [-H HASH] [-S SEED] [-C N] [-I IVOFF]
  *            [-o OFFSET_BYTES] [-p FD | -P KEYFILE] [-K GPGFILE [-G HOME]]
- *            [-s] [-d] <in >out
+ *            [-h CRYPTSETUP_HASH] [-s] [-d] [-L] [-X] <in >out
+ *
+ * -H is a loop-AES option (implies loop-AES semantics, like -S -C -K -P
+ * and -L); -h is cryptsetup's --hash.  -X prints the derived key(s) in
+ * hex, one per line, instead of transferring data.
  *
  * Whole 512-byte sectors only.  -s allows short passphrases.  The
  * passphrase is only ever read from a file descriptor or a file.
  * Exit: 0 ok, 1 library error (message on stderr), 2 usage.
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,14 +58,16 @@ int main(int argc, char **argv)
 	unsigned int bits = 0, flags = 0;
 	long long ivoff = -1;
 	unsigned long long offset = 0, sector = 0;
-	int c, fd = -1, decrypt = 0, r;
+	int c, fd = -1, decrypt = 0, dump_key = 0, r;
 	static unsigned char buf[1 << 20];
 
-	while ((c = getopt(argc, argv, "e:k:H:S:C:I:o:p:P:K:G:sdL")) != -1) {
+	while ((c = getopt(argc, argv, "e:k:H:h:S:C:I:o:p:P:K:G:sdLX")) != -1) {
 		switch (c) {
 		case 'e': name = optarg; break;
 		case 'k': bits = (unsigned int)strtoul(optarg, NULL, 10); break;
 		case 'H': kp.hash = optarg; flags |= LOOP_SPEC_LOOPAES; break;
+		case 'h': kp.hash = optarg; break;
+		case 'X': dump_key = 1; break;
 		case 'S': kp.seed = optarg; flags |= LOOP_SPEC_LOOPAES; break;
 		case 'C': kp.iter_thousands = strtoul(optarg, NULL, 10); flags |= LOOP_SPEC_LOOPAES; break;
 		case 'I': ivoff = strtoll(optarg, NULL, 10); break;
@@ -75,13 +84,6 @@ int main(int argc, char **argv)
 	}
 	if (!name)
 		return 2;
-	/* cryptsetup-style hash names are not loop-AES options */
-	if (kp.hash && !kp.seed && !kp.iter_thousands && !keyfile && !gpgfile &&
-	    strcmp(kp.hash, "sha256") && strcmp(kp.hash, "sha384") &&
-	    strcmp(kp.hash, "sha512") && strcmp(kp.hash, "rmd160") &&
-	    strcmp(kp.hash, "unhashed1") && strcmp(kp.hash, "unhashed2") &&
-	    strcmp(kp.hash, "random"))
-		flags &= ~(unsigned int)LOOP_SPEC_LOOPAES;
 	r = loop_cipher_spec_parse(&spec, name, bits, flags);
 	if (r)
 		return die("cipher", r < 0 ? r : -EINVAL);
@@ -107,6 +109,19 @@ int main(int argc, char **argv)
 	loop_pass_free(pass);
 	if (r)
 		return die("key", r);
+	if (dump_key) {
+		unsigned int i, j;
+
+		for (i = 0; i < loop_key_count(key); i++) {
+			const uint8_t *d = loop_key_data(key, i);
+
+			for (j = 0; j < loop_key_size(key); j++)
+				printf("%02x", d[j]);
+			printf("\n");
+		}
+		loop_key_free(key);
+		return 0;
+	}
 	r = loop_xfer_new(&x, &spec, key, loop_xfer_iv_offset(offset, ivoff));
 	loop_key_free(key);
 	if (r)
