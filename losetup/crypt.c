@@ -245,6 +245,11 @@ int create_encrypted(struct loopdev *ld, const struct create_opts *c,
 	return rc;
 }
 
+void crypt_gc(void)
+{
+	loop_state_gc();
+}
+
 const struct loop_state *crypt_state(struct loopdev *ld)
 {
 	static struct loop_state st;
@@ -273,6 +278,10 @@ int detach_device(struct loopdev *ld)
 }
 
 #else /* !HAVE_GCRYPT */
+
+void crypt_gc(void)
+{
+}
 
 int list_ciphers(void)
 {

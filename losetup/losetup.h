@@ -129,6 +129,8 @@ bool crypt_requested(const struct crypt_opts *k);
 int create_encrypted(struct loopdev *ld, const struct create_opts *c,
 		     const struct crypt_opts *k);
 int list_ciphers(void);
+/* Remove records of encrypted devices that are gone (before listing). */
+void crypt_gc(void);
 /* The record of an encrypted device, or NULL (static storage). */
 const struct loop_state *crypt_state(struct loopdev *ld);
 /* Detach, tearing down an encrypted device's engine; util-linux's message. */

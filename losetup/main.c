@@ -414,6 +414,8 @@ static int run(struct cmdline *cl, struct loopdev *ld, int argc, char **argv)
 		res = find_free(ld);
 		break;
 	case A_SHOW:
+		/* dead daemons and other boots leave records: drop them first */
+		crypt_gc();
 		file_filter_init(&filter, cl->file, cl->create.offset,
 				 cl->has_offset ? LOOPDEV_MATCH_OFFSET : 0);
 		loopdev_set_device(ld, NULL);

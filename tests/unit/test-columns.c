@@ -35,8 +35,9 @@ int main(void)
 	ok(columns_parse(&lo, "NAME,") < 0, "a trailing comma is an unknown column");
 	ok(columns_parse(&lo, ",NAME") < 0, "an empty name fails");
 
-	ok(columns_parse(&lo, "+CIPHER,KEYBITS,ENGINE") == 6, "-O +CIPHER,KEYBITS,ENGINE appends");
-	ok(lo.columns[3] == COL_CIPHER && lo.columns[5] == COL_ENGINE, "encryption columns by name");
+	ok(columns_parse(&lo, "NAME,CIPHER,KEYBITS,ENGINE") == 4, "-O NAME,CIPHER,KEYBITS,ENGINE");
+	ok(lo.columns[1] == COL_CIPHER && lo.columns[2] == COL_KEYBITS &&
+	   lo.columns[3] == COL_ENGINE, "encryption columns by name");
 
 	columns_set_all(&lo);
 	ok(lo.ncolumns == COL_UL_COUNT && COL_UL_COUNT == 12,
