@@ -27,6 +27,7 @@ struct clf {
 	struct loop_xfer *xfer;		/* NULL: passthrough */
 	struct fuse_session *se;
 	atomic_int opens;		/* open FUSE files; the loop device holds one */
+	atomic_bool opened;		/* the loop device (or anyone) has opened it */
 	pthread_mutex_t rmw_lock;	/* serialises partial-sector writes */
 	/* a helper thread shares the cipher work of big requests */
 	struct clf_helper *helper;

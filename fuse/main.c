@@ -52,6 +52,20 @@ struct args {
 
 static int ready_fd = -1;
 
+/* losetup attaches the loop device right after we report readiness; if
+ * nobody opens the file by then, losetup died in between: do not linger */
+#define ATTACH_TIMEOUT_SEC 60
+
+static void *attach_watchdog(void *arg)
+{
+	struct clf *c = arg;
+
+	sleep(ATTACH_TIMEOUT_SEC);
+	if (!atomic_load(&c->opened))
+		kill(getpid(), SIGTERM);	/* the normal way out, via libfuse */
+	return NULL;
+}
+
 /* Tell losetup why we fail (before readiness), then exit. */
 static void __attribute__((noreturn)) fail(int err, const char *what)
 {
@@ -256,6 +270,12 @@ int main(int argc, char **argv)
 	close(ready_fd);
 	ready_fd = -1;
 	detach_from_caller();
+	{
+		pthread_t wd;
+
+		if (pthread_create(&wd, NULL, attach_watchdog, &c) == 0)
+			pthread_detach(wd);
+	}
 
 	lcfg = fuse_loop_cfg_create();
 	if (!lcfg) {

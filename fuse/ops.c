@@ -261,6 +261,7 @@ static void clf_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fi->direct_io = 1;
 	fi->keep_cache = 0;
 	atomic_fetch_add(&c->opens, 1);
+	atomic_store(&c->opened, true);
 	if (fuse_reply_open(req, fi) != 0)
 		atomic_fetch_sub(&c->opens, 1);
 }
