@@ -3,7 +3,10 @@
 #ifndef CRYPTOLOOP_FUSE_DAEMON_H
 #define CRYPTOLOOP_FUSE_DAEMON_H
 
-#define FUSE_USE_VERSION 35
+/* 3.12: fuse_session_loop_mt() takes the v2 loop config we build (with
+ * 3.5, the same call reads it as the old v1 struct and the thread pool
+ * churns: a new thread per request) */
+#define FUSE_USE_VERSION 312
 
 #include <fuse_lowlevel.h>
 #include <pthread.h>

@@ -282,6 +282,9 @@ int main(int argc, char **argv)
 		rc = 1;
 	} else {
 		fuse_loop_cfg_set_max_threads(lcfg, a.threads);
+		/* never destroy idle workers: a new one costs a thread, a request
+		 * buffer and its page faults (all locked) */
+		fuse_loop_cfg_set_idle_threads(lcfg, a.threads);
 		fuse_loop_cfg_set_clone_fd(lcfg, 0);
 		rc = fuse_session_loop_mt(c.se, lcfg);
 		fuse_loop_cfg_destroy(lcfg);
