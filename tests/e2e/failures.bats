@@ -171,3 +171,23 @@ fails() {
 	run "$LOSETUP" --help
 	[[ "$output" == *"Encryption options:"*"-e, --encryption <name>"*"--cleartext-keyfile <file>"*"--engine <name>"* ]]
 }
+
+@test "an explicit device: attached there; a busy one is named" {
+	img=$(image 16M)
+	for _ in 1 2 3; do
+		free=$("$LOSETUP" -f) || skip "no free loop device"
+		if "$LOSETUP" --engine fuse -e aes -p 3 "$free" "$img" 3< "$TESTDIR/pass"; then
+			break
+		fi
+		free=""	# somebody else took it meanwhile
+	done
+	[ -n "$free" ]
+	track "$free"
+	run "$LOSETUP" -l -n -O NAME,BACK-FILE,ENGINE "$free"
+	[ "$(echo $output)" = "$free $img fuse" ]
+	img2=$(image 16M other)
+	fails --engine fuse -e aes -p 3 "$free" "$img2"
+	[[ "$output" == *"$free: failed to set up loop device: Device or resource busy"* ]]
+	detach "$free"
+	assert_clean
+}

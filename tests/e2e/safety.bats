@@ -18,10 +18,21 @@ daemon_of() {
 	img=$(image 16M)
 	dev=$(attach --engine fuse -e aes -p 3 "$img")
 	head -c 4M /dev/urandom > "$TESTDIR/data"
-	# buffered writes, then fsync: only the fsync makes them durable
-	dd if="$TESTDIR/data" of="$dev" bs=64k conv=fsync status=none
 	pid=$(daemon_of "$dev")
 	[ -n "$pid" ]
+	# watch the daemon: the device's fsync must become an fsync of the image
+	strace -f -qq -p "$pid" -e trace=fsync,fdatasync -o "$TESTDIR/strace" 2> /dev/null &
+	tracer=$!
+	for _ in $(seq 50); do
+		[ "$(ls /proc/$pid/task | wc -l)" -gt 0 ] &&
+			grep -q "TracerPid:[[:space:]]*$tracer" /proc/$pid/status && break
+		sleep 0.1
+	done
+	# buffered writes, then fsync: only the fsync makes them durable
+	dd if="$TESTDIR/data" of="$dev" bs=64k conv=fsync status=none
+	kill "$tracer"
+	wait "$tracer" || true
+	grep -Eq "f(data)?sync\(" "$TESTDIR/strace" || fail "fsync on the device did not reach the image"
 	kill -9 "$pid"
 	# the data is in the image, and not as plaintext
 	[ "$(head -c 4M "$img" | tr -d '\0' | wc -c)" -gt 4000000 ]
