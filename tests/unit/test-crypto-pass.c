@@ -322,9 +322,11 @@ static void test_files(void)
 	loop_pass_free(gp);
 	unlink(path);
 	{
-		char cmd[300];
+		char cmd[700];
 
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		/* gpg started an agent for this home: stop it, then clean up */
+		snprintf(cmd, sizeof(cmd), "gpgconf --homedir '%s' --kill all 2>/dev/null; rm -rf '%s'",
+			 home, dir);
 		ok(system(cmd) == 0, "cleanup");
 	}
 }
