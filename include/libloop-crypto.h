@@ -228,8 +228,9 @@ struct loop_key_params {
  *  - "random": 65 fresh random keys (v3); only for new volumes.
  * Returns 0, -EINVAL (bad params, hash unknown, 2..63 lines,
  * multi-key with a non-loop-AES format or 8-byte-block cipher),
- * -EKEYREJECTED (passphrase shorter than the minimum for its hash;
- * "plain" hash shorter than the key), -ENOMEM.
+ * -EKEYREJECTED (passphrase shorter than the minimum for its hash, or
+ * than N for cryptsetup "plain:N"), -E2BIG (passphrase + seed too long),
+ * -ENOMEM.
  */
 int loop_key_derive(struct loop_key **key, const struct loop_cipher_spec *spec,
 		    const struct loop_key_params *params,

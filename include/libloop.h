@@ -14,9 +14,6 @@
 #include <sys/stat.h>
 #include <linux/loop.h>
 
-#include "libloop-crypto.h"
-#include "libloop-engine.h"
-
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -215,5 +212,10 @@ void loopdev_iter_free(struct loopdev_iter *it);
 #ifdef __cplusplus
 }
 #endif
+
+/* The encryption core: cipher specs, keys, passphrases, sector transfer. */
+#include "libloop-crypto.h"
+/* Encrypted devices: the fuse and kmod engines and their records. */
+#include "libloop-engine.h"
 
 #endif /* LIBLOOP_H */

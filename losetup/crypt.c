@@ -22,8 +22,6 @@ bool crypt_requested(const struct crypt_opts *k)
 	       k->loinit >= 0 || k->verify || k->allow_short || k->force || k->engine;
 }
 
-#ifdef HAVE_GCRYPT
-
 /* Where the daemon is: the build tree's for tests, else the installed one. */
 static const char *fuse_daemon(void)
 {
@@ -276,39 +274,3 @@ int detach_device(struct loopdev *ld)
 	}
 	return rc;
 }
-
-#else /* !HAVE_GCRYPT */
-
-void crypt_gc(void)
-{
-}
-
-int list_ciphers(void)
-{
-	warnx("built without encryption support");
-	return -ENOTSUP;
-}
-
-int create_encrypted(struct loopdev *ld, const struct create_opts *c,
-		     const struct crypt_opts *k)
-{
-	errx(EXIT_FAILURE, "built without encryption support (libgcrypt)");
-}
-
-const struct loop_state *crypt_state(struct loopdev *ld)
-{
-	return NULL;
-}
-
-int detach_device(struct loopdev *ld)
-{
-	int rc = loopdev_detach(ld);
-
-	if (rc) {
-		errno = -rc;
-		warn("%s: detach failed", loopdev_get_path(ld));
-	}
-	return rc;
-}
-
-#endif

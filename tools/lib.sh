@@ -13,7 +13,7 @@ need_root() {
 BUILD_PACKAGES="autoconf automake libtool pkg-config make gcc
 	libsmartcols-dev libgcrypt20-dev libfuse3-dev fuse3 libmount-dev libblkid-dev
 	bats util-linux mount e2fsprogs
-	aespipe openssl gnupg libcrypt-twofish-perl libcrypt-blowfish-perl strace"
+	aespipe gnupg openssl libcrypt-twofish-perl libcrypt-blowfish-perl strace"
 
 # apt_install PKG...: install what is missing, quietly, without prompts.
 apt_install() {

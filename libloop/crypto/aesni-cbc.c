@@ -233,11 +233,16 @@ static void (*decrypt_impl)(const struct loop_aesni_key *, const uint8_t *, uint
 void loop_aesni_cbc_decrypt_sector(const struct loop_aesni_key *k, const uint8_t iv[16],
 				   uint8_t *dst, const uint8_t *src)
 {
-	/* benign race: every thread computes the same pointer */
-	if (!decrypt_impl)
-		decrypt_impl = vaes_usable() ? loop_aesni_cbc_decrypt_sector_vaes
-					     : loop_aesni_cbc_decrypt_sector_x8;
-	decrypt_impl(k, iv, dst, src);
+	void (*fn)(const struct loop_aesni_key *, const uint8_t *, uint8_t *,
+		   const uint8_t *) = __atomic_load_n(&decrypt_impl, __ATOMIC_RELAXED);
+
+	/* every thread that gets here first computes the same pointer */
+	if (!fn) {
+		fn = vaes_usable() ? loop_aesni_cbc_decrypt_sector_vaes
+				   : loop_aesni_cbc_decrypt_sector_x8;
+		__atomic_store_n(&decrypt_impl, fn, __ATOMIC_RELAXED);
+	}
+	fn(k, iv, dst, src);
 }
 
 int loop_aesni_vaes_available(void)

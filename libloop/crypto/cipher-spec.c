@@ -216,8 +216,10 @@ static int parse_loopaes(struct loop_cipher_spec *spec, const char *lname,
 	}
 	dash = strchr(base, '-');
 	if (dash) {
-		/* Only "NAME-BITS" is a loop-AES name; "aes-cbc" is not. */
-		if (dash[1] != '\0' || !bits)
+		/* loop-AES drops everything from the first '-' ("aes-cbc" is
+		 * "aes" there).  Without loop-AES options, only "NAME-BITS"
+		 * gets here: "NAME-cbc" was taken as cryptoloop before. */
+		if (!bare_ok && (dash[1] != '\0' || !bits))
 			return -EINVAL;
 		*dash = '\0';
 	}

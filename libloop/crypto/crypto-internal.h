@@ -35,6 +35,8 @@ void loop_secure_free(void *p, size_t size);
 
 /* gcrypt-init.c: make libgcrypt usable if the application has not. */
 int loop_gcrypt_init(void);
+/* GCRY_CIPHER_SECURE if libgcrypt's secure memory is ours to use, else 0. */
+unsigned int loop_gcry_cipher_flags(void);
 
 /* hash.c: one-shot digest into out (out_len <= digest size); gcrypt algo id. */
 int loop_hash_buffer(int gcry_algo, const void *in, size_t len,

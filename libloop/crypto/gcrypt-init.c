@@ -21,6 +21,11 @@
 
 static pthread_once_t gcrypt_once = PTHREAD_ONCE_INIT;
 static int gcrypt_status;
+/* We set up libgcrypt's secure memory ourselves, so asking for it is safe.
+ * If the application initialised libgcrypt, we cannot tell whether it
+ * did, and libgcrypt logs an error when secure memory is requested but
+ * missing, so we then use ordinary libgcrypt allocations. */
+static int gcrypt_secmem_ours;
 
 static void gcrypt_do_init(void)
 {
@@ -37,7 +42,13 @@ static void gcrypt_do_init(void)
 	/* A pool per cipher handle; many devices need more than 64 KiB. */
 	gcry_control(GCRYCTL_AUTO_EXPAND_SECMEM, 1 << 20, 0);
 	gcry_control(GCRYCTL_INITIALIZATION_FINISHED, 0);
+	gcrypt_secmem_ours = 1;
 	gcrypt_status = 0;
+}
+
+unsigned int loop_gcry_cipher_flags(void)
+{
+	return gcrypt_secmem_ours ? GCRY_CIPHER_SECURE : 0;
 }
 
 int loop_gcrypt_init(void)
@@ -60,7 +71,7 @@ int loop_hash_buffer(int gcry_algo, const void *in, size_t len,
 		return -ENOTSUP;
 	if (out_len > dlen)
 		return -EINVAL;
-	if (gcry_md_open(&md, gcry_algo, GCRY_MD_FLAG_SECURE))
+	if (gcry_md_open(&md, gcry_algo, gcrypt_secmem_ours ? GCRY_MD_FLAG_SECURE : 0))
 		return -ENOMEM;
 	gcry_md_write(md, in, len);
 	memcpy(out, gcry_md_read(md, gcry_algo), out_len);

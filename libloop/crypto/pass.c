@@ -27,11 +27,15 @@ struct loop_pass {
 	char text[];
 };
 
-/* Worst case: 66 lines of LOOP_PASS_LINE_MAX bytes plus NULs. */
+/* Worst case: 66 lines of LOOP_PASS_LINE_MAX bytes plus NULs.  We start
+ * small and grow, so that typical input needs little locked memory
+ * (RLIMIT_MEMLOCK can be 64 KiB for ordinary users). */
 #define PASS_BUF_MAX (LOOP_PASS_LINES_MAX * (LOOP_PASS_LINE_MAX + 1))
+#define PASS_BUF_START 8192
 
 struct pass_builder {
 	struct loop_pass *p;
+	size_t cap;         /* bytes of p->text */
 	size_t used;
 	int line_open;      /* a line has been started */
 	int done;
@@ -40,7 +44,7 @@ struct pass_builder {
 
 static int builder_init(struct pass_builder *b, unsigned int flags)
 {
-	size_t size = sizeof(struct loop_pass) + PASS_BUF_MAX;
+	size_t size = sizeof(struct loop_pass) + PASS_BUF_START;
 
 	if (!flags || (flags & ~(unsigned int)(LOOP_PASS_ONE_LINE | LOOP_PASS_MULTI_LINE)) ||
 	    (flags & LOOP_PASS_ONE_LINE && flags & LOOP_PASS_MULTI_LINE))
@@ -50,7 +54,32 @@ static int builder_init(struct pass_builder *b, unsigned int flags)
 	if (!b->p)
 		return -ENOMEM;
 	b->p->alloc_size = size;
+	b->cap = PASS_BUF_START;
 	b->flags = flags;
+	return 0;
+}
+
+/* Make room for one more byte: move to a locked buffer twice the size. */
+static int builder_reserve(struct pass_builder *b)
+{
+	struct loop_pass *n;
+	size_t cap;
+
+	if (b->used < b->cap)
+		return 0;
+	cap = b->cap * 2;
+	if (cap > PASS_BUF_MAX)
+		cap = PASS_BUF_MAX;
+	if (cap <= b->used)
+		return -E2BIG;
+	n = loop_secure_alloc(sizeof(*n) + cap);
+	if (!n)
+		return -ENOMEM;
+	memcpy(n, b->p, sizeof(*n) + b->used);
+	n->alloc_size = sizeof(*n) + cap;
+	loop_secure_free(b->p, b->p->alloc_size);
+	b->p = n;
+	b->cap = cap;
 	return 0;
 }
 
@@ -62,10 +91,16 @@ static void builder_abort(struct pass_builder *b)
 }
 
 /* Close the current line; decide whether to keep reading. */
-static void end_line(struct pass_builder *b)
+static int end_line(struct pass_builder *b)
 {
-	struct loop_pass *p = b->p;
-	size_t i = p->count;
+	struct loop_pass *p;
+	size_t i;
+	int r = builder_reserve(b);
+
+	if (r < 0)
+		return r;
+	p = b->p;
+	i = p->count;
 
 	if (!b->line_open) {            /* empty line */
 		p->off[i] = b->used;
@@ -76,29 +111,34 @@ static void end_line(struct pass_builder *b)
 	if (b->flags & LOOP_PASS_ONE_LINE) {
 		p->count = 1;
 		b->done = 1;
-		return;
+		return 0;
 	}
 	/* loop-AES: a short line ends the list; it only counts if first. */
 	if (p->len[i] < LOOP_PASS_MIN_LENGTH) {
 		if (i == 0)
 			p->count = 1;
 		b->done = 1;
-		return;
+		return 0;
 	}
 	p->count = i + 1;
 	if (p->count == LOOP_PASS_LINES_MAX)
 		b->done = 1;
+	return 0;
 }
 
 static int add_byte(struct pass_builder *b, char c)
 {
-	struct loop_pass *p = b->p;
-	size_t i = p->count;
+	struct loop_pass *p;
+	size_t i;
+	int r;
 
-	if (c == '\n' || c == '\0') {
-		end_line(b);
-		return 0;
-	}
+	if (c == '\n' || c == '\0')
+		return end_line(b);
+	r = builder_reserve(b);
+	if (r < 0)
+		return r;
+	p = b->p;
+	i = p->count;
 	if (!b->line_open) {
 		p->off[i] = b->used;
 		p->len[i] = 0;
@@ -117,9 +157,15 @@ static int builder_finish(struct pass_builder *b, struct loop_pass **out)
 {
 	struct loop_pass *p;
 	size_t size;
+	int r;
 
-	if (!b->done)
-		end_line(b);
+	if (!b->done) {
+		r = end_line(b);
+		if (r < 0) {
+			builder_abort(b);
+			return r;
+		}
+	}
 	/* Move into a right-sized locked allocation. */
 	size = sizeof(struct loop_pass) + b->used;
 	p = loop_secure_alloc(size);

@@ -46,9 +46,10 @@ void *loop_secure_alloc(size_t size)
 		errno = (e == EPERM || e == EAGAIN) ? ENOMEM : e;
 		return NULL;
 	}
-	/* Keep secrets out of core dumps and out of a fork()ed gpg child. */
+	/* Keep secrets out of core dumps.  (Not MADV_DONTFORK: a daemon that
+	 * forks after setting up, like fuse_daemonize(), must keep its keys.
+	 * mlock is not inherited across fork, so set up after forking.) */
 	(void)madvise(p, len, MADV_DONTDUMP);
-	(void)madvise(p, len, MADV_DONTFORK);
 	return p;
 }
 

@@ -73,7 +73,7 @@ static struct handle_set *new_handle_set(const struct loop_xfer *x)
 		return NULL;
 	for (i = 0; i < x->nkeys; i++) {
 		if (gcry_cipher_open(&s->hd[i], x->gcry_algo, GCRY_CIPHER_MODE_CBC,
-				     GCRY_CIPHER_SECURE))
+				     loop_gcry_cipher_flags()))
 			goto fail;
 		s->n = i + 1;
 		if (gcry_cipher_setkey(s->hd[i], x->raw_keys + (size_t)i * x->key_bytes,

@@ -8,7 +8,7 @@
 set -eu
 cd "$(dirname "$0")/pass"
 home=$(mktemp -d)
-trap 'rm -rf "$home"' EXIT
+trap 'gpgconf --homedir "$home" --kill all 2>/dev/null; rm -rf "$home"' EXIT
 for n in 1 64 65; do
 	head -n "$n" keys65.txt |
 	gpg --homedir "$home" --batch --yes --no-options --quiet \

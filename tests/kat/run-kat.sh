@@ -16,7 +16,8 @@ tool=${1:-${top_builddir:-.}/tests/kat/kat-tool}
 [ $# -gt 0 ] || set -- "$KAT_DIR"/vectors/*.kat
 KAT_GPGHOME=$(mktemp -d)
 tmp=$(mktemp -d)
-trap 'rm -rf "$KAT_GPGHOME" "$tmp"' EXIT
+stop_agent() { command -v gpgconf >/dev/null && gpgconf --homedir "$KAT_GPGHOME" --kill all 2>/dev/null; true; }
+trap 'stop_agent; rm -rf "$KAT_GPGHOME" "$tmp"' EXIT
 n=0 fail=0
 plain_sha=$(sha256_of <"$KAT_PLAIN")
 

@@ -117,6 +117,33 @@ static void test_multi_lines(void)
 	}
 }
 
+/* Large multi-key input: the locked buffer has to grow several times. */
+static void test_big_lines(void)
+{
+	size_t linelen = LOOP_PASS_LINE_MAX, n = 66, i;
+	char *s = malloc(n * (linelen + 1)), *q = s;
+	struct loop_pass *p = NULL;
+	const char *l;
+	size_t len;
+	int r, good = 1;
+
+	for (i = 0; i < n; i++) {
+		memset(q, 'a' + (int)(i % 26), linelen);
+		q[linelen] = '\n';
+		q += linelen + 1;
+	}
+	r = loop_pass_from_buffer(&p, s, n * (linelen + 1), LOOP_PASS_MULTI_LINE);
+	ok(!r && loop_pass_count(p) == 66, "66 lines of %zu bytes kept (r=%d)", linelen, r);
+	for (i = 0; !r && i < n; i++) {
+		l = loop_pass_line(p, i, &len);
+		good &= l && len == linelen && l[0] == 'a' + (int)(i % 26) &&
+			l[linelen - 1] == 'a' + (int)(i % 26) && l[linelen] == '\0';
+	}
+	ok(good, "every line intact after the buffer grew");
+	loop_pass_free(p);
+	free(s);
+}
+
 static void test_no_tty(void)
 {
 	pid_t pid = fork();
@@ -295,9 +322,11 @@ static void test_files(void)
 	loop_pass_free(gp);
 	unlink(path);
 	{
-		char cmd[300];
+		char cmd[700];
 
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		/* gpg started an agent for this home: stop it, then clean up */
+		snprintf(cmd, sizeof(cmd), "gpgconf --homedir '%s' --kill all 2>/dev/null; rm -rf '%s'",
+			 home, dir);
 		ok(system(cmd) == 0, "cleanup");
 	}
 }
@@ -491,6 +520,7 @@ int main(void)
 	alarm(60);
 	test_lines();
 	test_multi_lines();
+	test_big_lines();
 	test_no_tty();
 	test_tty();
 	test_files();

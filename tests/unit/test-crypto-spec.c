@@ -47,6 +47,9 @@ static const struct want cases[] = {
 	{ "aes", 0, LOOP_SPEC_LOOPAES, 0, LOOP_CIPHER_AES, 16, 16, LOOP_FORMAT_LOOPAES, 16, "aes-cbc" },
 	{ "AES", 256, LOOP_SPEC_LOOPAES, 0, LOOP_CIPHER_AES, 32, 16, LOOP_FORMAT_LOOPAES, 16, "aes-cbc" },
 	{ "twofish", 0, LOOP_SPEC_LOOPAES, 0, LOOP_CIPHER_TWOFISH, 16, 16, LOOP_FORMAT_LOOPAES, 3, "twofish-cbc" },
+	/* loop-AES getApiName() cuts at the first '-' */
+	{ "aes-cbc", 0, LOOP_SPEC_LOOPAES, 0, LOOP_CIPHER_AES, 16, 16, LOOP_FORMAT_LOOPAES, 16, "aes-cbc" },
+	{ "serpent-cbc", 256, LOOP_SPEC_LOOPAES, 0, LOOP_CIPHER_SERPENT, 32, 16, LOOP_FORMAT_LOOPAES, 7, "serpent-cbc" },
 	/* cryptsetup plain */
 	{ "aes-cbc-plain", 0, 0, 0, LOOP_CIPHER_AES, 32, 16, LOOP_FORMAT_CRYPTOLOOP, 18, "aes-cbc" },
 	{ "aes-cbc-plain64", 128, 0, 0, LOOP_CIPHER_AES, 16, 16, LOOP_FORMAT_PLAIN64, 18, "aes-cbc-plain64" },
