@@ -39,9 +39,11 @@ struct clf {
 /* ops.c */
 extern const struct fuse_lowlevel_ops clf_ops;
 
-/* crypt.c: en/decrypt @n sectors of @buf in place, using both cores for
- * big requests. @sector counts from the device's first sector. */
-int clf_crypt(struct clf *c, bool encrypt, uint64_t sector, void *buf, size_t n);
+/* io.c: read and decrypt (@write false) or encrypt and write whole
+ * sectors [@pos, @pos + @len) of the device through @buf, which is
+ * scratch afterwards when writing; big ranges use both cores.
+ * Returns 0 or -errno of the image's I/O. */
+int clf_io(struct clf *c, bool write, char *buf, uint64_t pos, size_t len);
 int clf_helper_start(struct clf *c);
 void clf_helper_stop(struct clf *c);
 

@@ -2,8 +2,8 @@
 /*
  * The FUSE side of cryptoloop-fuse: a root directory holding one file,
  * "data", whose bytes are the decrypted [offset, offset + size) of the
- * image. Whole requests are read or written with one pread/pwrite and
- * en/decrypted in place; the loop device above only ever sends
+ * image. Requests are read or written whole (io.c) and en/decrypted in
+ * place; the loop device above only ever sends
  * sector-aligned requests, other callers get read-modify-write.
  */
 #include "config.h"
@@ -83,60 +83,16 @@ static char *thread_buf(size_t size)
 
 /* ------------------------------------------------ image I/O */
 
-static int pread_full(int fd, void *buf, size_t len, uint64_t off)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t r = pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -errno;
-		if (r == 0)	/* the image shrank under us */
-			return -EIO;
-		done += (size_t)r;
-	}
-	return 0;
-}
-
-static int pwrite_full(int fd, const void *buf, size_t len, uint64_t off)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t r = pwrite(fd, (const char *)buf + done, len - done, (off_t)(off + done));
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -errno;
-		if (r == 0)
-			return -EIO;
-		done += (size_t)r;
-	}
-	return 0;
-}
-
 /* Read and decrypt whole sectors [@pos, @pos + @len) of the device. */
 static int read_sectors(struct clf *c, char *buf, uint64_t pos, size_t len)
 {
-	int rc = pread_full(c->img_fd, buf, len, c->offset + pos);
-
-	if (rc == 0)
-		rc = clf_crypt(c, false, pos / SECTOR, buf, len / SECTOR);
-	return rc;
+	return clf_io(c, false, buf, pos, len);
 }
 
 /* Encrypt (in place: @buf is scratch afterwards) and write whole sectors. */
 static int write_sectors(struct clf *c, char *buf, uint64_t pos, size_t len)
 {
-	int rc = clf_crypt(c, true, pos / SECTOR, buf, len / SECTOR);
-
-	if (rc == 0)
-		rc = pwrite_full(c->img_fd, buf, len, c->offset + pos);
-	return rc;
+	return clf_io(c, true, buf, pos, len);
 }
 
 /* ------------------------------------------------ attributes */
