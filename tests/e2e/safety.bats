@@ -136,3 +136,26 @@ daemon_of() {
 	[ "$(readlink "/proc/$pid/fd/1")" = /dev/null ]
 	detach "$dev"
 }
+
+@test "writes that split sectors (straight to the daemon's file) read-modify-write correctly" {
+	img=$(image 4M)
+	dev=$(attach --engine fuse -e AES256 -p 3 "$img")
+	head -c 4M /dev/urandom > "$TESTDIR/model"
+	dd if="$TESTDIR/model" of="$dev" bs=1M oflag=direct status=none
+	file=$(dirname "$(grep -l "device=$dev\$" "$STATE_DIR"/*/state)")/mnt/data
+	# head only, tail only, inside one sector, across many sectors
+	for w in "5 10" "500 20" "1000 3000" "4095 2" "8191 1" "100000 70000"; do
+		set -- $w
+		head -c "$2" /dev/urandom > "$TESTDIR/piece"
+		for f in "$file" "$TESTDIR/model"; do
+			dd if="$TESTDIR/piece" of="$f" bs="$2" seek="$1" oflag=seek_bytes conv=notrunc status=none
+		done
+	done
+	cmp "$TESTDIR/model" "$file"
+	cmp "$TESTDIR/model" <(device_bytes "$dev")
+	detach "$dev"
+	# and it is all in the image, encrypted the same way
+	dev=$(attach --engine fuse -e AES256 -p 3 "$img")
+	cmp "$TESTDIR/model" <(device_bytes "$dev")
+	detach "$dev"
+}
