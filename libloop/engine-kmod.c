@@ -43,7 +43,11 @@ int loop_kmod_attach(struct loopdev *ld, const struct loop_engine_config *cfg,
 	/* the module counts IV sectors from the start of the backing file
 	 * and adds lo_init[0] as a signed bias (kmod/ioctl.c) */
 	bias = (int64_t)cfg->iv_offset - (int64_t)(cfg->offset / LOOP_SECTOR_SIZE);
-	lc.init[0] = (uint32_t)(uint64_t)bias;
+	/* struct loopdev_config carries lo_init as 32 bits: a negative or
+	 * huge bias would arrive as another number */
+	if (bias < 0 || bias > UINT32_MAX)
+		return -EOPNOTSUPP;
+	lc.init[0] = (uint32_t)bias;
 	lc.init[1] = 0;
 
 	if (loopdev_get_path(ld)) {
