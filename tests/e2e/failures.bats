@@ -191,3 +191,19 @@ fails() {
 	detach "$free"
 	assert_clean
 }
+
+@test "--engine auto picks kmod only where the module is; here: fuse" {
+	img=$(image 16M)
+	dev=$(attach -e aes -p 3 "$img")
+	run "$LOSETUP" -l -n -O ENGINE "$dev"
+	if [ -e /dev/cryptoloop-control ]; then
+		[ "$(echo $output)" = kmod ]
+	else
+		[ "$(echo $output)" = fuse ]
+	fi
+	detach "$dev"
+	if [ ! -e /dev/cryptoloop-control ]; then
+		fails --engine kmod -e aes -p 3 -f "$img"
+		[[ "$output" == *"engine kmod is not available here"* ]]
+	fi
+}
