@@ -243,6 +243,8 @@ int main(int argc, char **argv)
 	ready_fd = a.ready_fd;
 	fcntl(ready_fd, F_SETFD, FD_CLOEXEC);
 	setsid();
+	/* a closed ready pipe is reported as EPIPE, not a silent death */
+	signal(SIGPIPE, SIG_IGN);
 	harden();
 
 	memset(&c, 0, sizeof(c));
@@ -265,8 +267,13 @@ int main(int argc, char **argv)
 	if (rc)
 		fail(-rc, "cannot start the cipher thread");
 
-	/* mounted and ready: report, then lose the caller's stdio */
-	dprintf(ready_fd, "OK %ld %s\n", (long)getpid(), c.read_only ? "ro" : "rw");
+	/* mounted and ready: report, then lose the caller's stdio. Nobody
+	 * to report to means losetup died: nobody will attach, so go. */
+	if (dprintf(ready_fd, "OK %ld %s\n", (long)getpid(), c.read_only ? "ro" : "rw") < 0) {
+		fuse_session_unmount(c.se);
+		remove_state(&a);
+		_exit(EXIT_FAILURE);
+	}
 	close(ready_fd);
 	ready_fd = -1;
 	detach_from_caller();
