@@ -300,13 +300,19 @@ int main(int argc, char **argv)
 	/* detached (or told to stop): nothing more will be written */
 	if (!c.read_only)
 		fsync(c.img_fd);
-	fuse_session_unmount(c.se);
+	/* Detached: unmount. Told to stop while the loop device still holds
+	 * the file: leave the mount (it fails with EIO once we are gone, as
+	 * after kill -9) so that "losetup -d" finds it as it was recorded
+	 * and tears down loop device, mount and record in order. */
+	if (atomic_load(&c.opens) == 0)
+		fuse_session_unmount(c.se);
 	fuse_remove_signal_handlers(c.se);
 	fuse_session_destroy(c.se);
 	fuse_opt_free_args(&fargs);
 	clf_helper_stop(&c);
 	loop_xfer_free(c.xfer);
 	close(c.img_fd);
-	remove_state(&a);
+	if (atomic_load(&c.opens) == 0)
+		remove_state(&a);
 	return rc ? EXIT_FAILURE : EXIT_SUCCESS;
 }

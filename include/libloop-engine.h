@@ -87,6 +87,8 @@ struct loop_state {
 	pid_t pid;			/* the fuse daemon, 0 for kmod */
 	unsigned long long pid_start;	/* its start time, against pid reuse */
 	char mount[PATH_MAX];		/* the FUSE mount point, "" for kmod */
+	dev_t fuse_dev;			/* the served file's identity, which */
+	ino_t fuse_ino;			/* survives a lazy unmount of its path */
 	char boot_id[40];
 };
 

@@ -238,12 +238,17 @@ static int attach_loop(struct loopdev *ld, const struct loop_engine_config *cfg,
 {
 	struct loopdev_config lc;
 	char file[PATH_MAX + 8];
+	struct stat sb;
 	int fd, rc;
 
 	snprintf(file, sizeof(file), "%s/%s", st->mount, LOOP_FUSE_FILE);
 	fd = open(file, (st->read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &sb) == 0) {
+		st->fuse_dev = sb.st_dev;
+		st->fuse_ino = sb.st_ino;
+	}
 	memset(&lc, 0, sizeof(lc));
 	lc.backing_fd = fd;
 	lc.file_name = st->image;

@@ -109,6 +109,8 @@ static void parse_line(struct loop_state *st, const char *key, const char *val)
 	else if (!strcmp(key, "pid")) st->pid = (pid_t)v;
 	else if (!strcmp(key, "pid_start")) st->pid_start = v;
 	else if (!strcmp(key, "mount")) set_str(st->mount, sizeof(st->mount), val);
+	else if (!strcmp(key, "fuse_dev")) st->fuse_dev = (dev_t)v;
+	else if (!strcmp(key, "fuse_ino")) st->fuse_ino = (ino_t)v;
 	else if (!strcmp(key, "boot_id")) set_str(st->boot_id, sizeof(st->boot_id), val);
 }
 
@@ -150,11 +152,13 @@ int loop_state_write(const struct loop_state *st)
 	fprintf(f, "device=%s\nimage=%s\nimage_dev=%ju\nimage_ino=%ju\n"
 		   "offset=%" PRIu64 "\nsizelimit=%" PRIu64 "\ncipher=%s\n"
 		   "key_bits=%u\nkey_count=%u\nencrypt_type=%d\nengine=%s\n"
-		   "read_only=%d\npid=%ld\npid_start=%llu\nmount=%s\nboot_id=%s\n",
+		   "read_only=%d\npid=%ld\npid_start=%llu\nmount=%s\n"
+		   "fuse_dev=%ju\nfuse_ino=%ju\nboot_id=%s\n",
 		st->device, st->image, (uintmax_t)st->image_dev, (uintmax_t)st->image_ino,
 		st->offset, st->sizelimit, st->cipher, st->key_bits, st->key_count,
 		st->encrypt_type, loop_engine_name(st->engine), st->read_only,
-		(long)st->pid, st->pid_start, st->mount, st->boot_id);
+		(long)st->pid, st->pid_start, st->mount,
+		(uintmax_t)st->fuse_dev, (uintmax_t)st->fuse_ino, st->boot_id);
 	if (fflush(f) || fsync(fileno(f)))
 		rc = -errno;
 	if (fclose(f) && !rc)
@@ -178,8 +182,15 @@ static int device_matches(const struct loop_state *st)
 	if (loopdev_set_device(ld, st->device) == 0 &&
 	    loopdev_get_backing_file(ld, &file) == 0) {
 		if (st->engine == LOOP_ENGINE_FUSE) {
+			dev_t dev = 0;
+			ino_t ino = 0;
+
 			snprintf(expect, sizeof(expect), "%s/%s", st->mount, LOOP_FUSE_FILE);
 			ok = !strcmp(file, expect);
+			/* a lazily unmounted file loses its path, not its identity */
+			if (!ok && st->fuse_dev &&
+			    loopdev_get_backing_dev(ld, &dev, &ino) == 0)
+				ok = dev == st->fuse_dev && ino == st->fuse_ino;
 		} else {
 			ok = !strcmp(file, st->image);
 		}

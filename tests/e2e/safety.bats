@@ -63,6 +63,21 @@ daemon_of() {
 	assert_clean
 }
 
+@test "a daemon stopped with SIGTERM under its device: EIO, still listed, -d cleans up" {
+	img=$(image 16M)
+	dev=$(attach --engine fuse -e aes -p 3 "$img")
+	pid=$(daemon_of "$dev")
+	kill -TERM "$pid"
+	for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+	run timeout 20 dd if="$dev" of=/dev/null bs=4k count=1 iflag=direct
+	[ "$status" -ne 124 ] && [ "$status" -ne 0 ]
+	run "$LOSETUP" -l -n -O BACK-FILE,ENGINE "$dev"
+	[ "$(echo $output)" = "$img fuse" ]
+	run timeout 20 "$LOSETUP" -d "$dev"
+	[ "$status" -eq 0 ]
+	assert_clean
+}
+
 @test "-d tears down loop device, daemon and FUSE mount; nothing of ours is left" {
 	img=$(image 16M)
 	dev=$(attach --engine fuse -e AES128 -p 3 "$img")
