@@ -46,8 +46,8 @@ int loop_engine_parse(const char *name, enum loop_engine_kind *kind);
 int loop_engine_available(enum loop_engine_kind kind, const char *fuse_daemon);
 
 /*
- * The engine "auto" picks: kmod when it is available and can take the key
- * (one key: the loop ABI has room for 32 bytes), else fuse.
+ * The engine "auto" picks: kmod when it is available (and the keys are at
+ * most 32 bytes each, as the loop ABI allows), else fuse.
  * Returns the kind, or -ENODEV when none can run.
  */
 int loop_engine_choose(const struct loop_cipher_spec *spec, const struct loop_key *key,

@@ -2,19 +2,55 @@
 /*
  * The kmod engine: the cryptoloop module's /dev/cryptoloopN honours the
  * loop ABI's encryption fields, so attaching is loopdev_attach() with
- * lo_encrypt_type, lo_crypt_name and the key filled in. The module and
- * its multi-key ioctls are another part of the tree; until libloop can
- * drive those, a 64/65-key set is refused here (auto then picks fuse).
+ * lo_encrypt_type, lo_crypt_name and the first key filled in; a loop-AES
+ * multi-key set (64 or 65 keys) then goes in with loop-AES's own ioctl,
+ * as kmod/INTEGRATION.md specifies.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "private.h"
 #include "engine-private.h"
+
+/* loop-AES's multi-key ioctls: 64 (v2) or 65 (v3) 32-byte key slots */
+#define LOOP_MULTI_KEY_SETUP	0x4C4D
+#define LOOP_MULTI_KEY_SETUP_V3	0x4C4E
+#define KEY_SLOT		32
+
+/* Hand 64/65 keys to the bound device; the buffer is locked and wiped. */
+static int set_multi_key(struct loopdev *ld, const struct loop_key *key)
+{
+	unsigned int n = loop_key_count(key), i;
+	size_t len = (size_t)n * KEY_SLOT;
+	unsigned char *buf;
+	int fd, rc = 0;
+
+	buf = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED)
+		return -ENOMEM;
+	if (mlock(buf, len) < 0) {
+		munmap(buf, len);
+		return -ENOMEM;
+	}
+	madvise(buf, len, MADV_DONTDUMP);
+	for (i = 0; i < n; i++)
+		memcpy(buf + (size_t)i * KEY_SLOT, loop_key_data(key, i), loop_key_size(key));
+	fd = loopdev_get_fd(ld, 1);
+	if (fd < 0)
+		rc = fd;
+	else if (ioctl(fd, n == 65 ? LOOP_MULTI_KEY_SETUP_V3 : LOOP_MULTI_KEY_SETUP, buf) < 0)
+		rc = -errno;
+	explicit_bzero(buf, len);
+	munlock(buf, len);
+	munmap(buf, len);
+	return rc;
+}
 
 int loop_kmod_attach(struct loopdev *ld, const struct loop_engine_config *cfg,
 		     struct loop_state *st)
@@ -26,7 +62,7 @@ int loop_kmod_attach(struct loopdev *ld, const struct loop_engine_config *cfg,
 
 	if (!cfg->spec || !cfg->key)
 		return -EOPNOTSUPP;	/* passthrough is the plain loop driver's job */
-	if (loop_key_count(cfg->key) != 1 || loop_key_size(cfg->key) > LO_KEY_SIZE)
+	if (loop_key_size(cfg->key) > KEY_SLOT)
 		return -EOPNOTSUPP;
 
 	memset(&lc, 0, sizeof(lc));
@@ -58,6 +94,13 @@ int loop_kmod_attach(struct loopdev *ld, const struct loop_engine_config *cfg,
 	}
 	if (rc)
 		return rc;
+	if (loop_key_count(cfg->key) > 1) {
+		rc = set_multi_key(ld, cfg->key);
+		if (rc) {
+			loopdev_detach(ld);
+			return rc;
+		}
+	}
 	snprintf(st->device, sizeof(st->device), "%s", loopdev_get_path(ld));
 	st->pid = 0;
 	st->mount[0] = '\0';

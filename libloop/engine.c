@@ -68,8 +68,9 @@ LIBLOOP_EXPORT int loop_engine_available(enum loop_engine_kind kind, const char 
 LIBLOOP_EXPORT int loop_engine_choose(const struct loop_cipher_spec *spec,
 				      const struct loop_key *key, const char *fuse_daemon)
 {
-	/* the kernel is faster; the loop ABI carries one key of <= 32 bytes */
-	if (spec && key && loop_key_count(key) == 1 && loop_key_size(key) <= LO_KEY_SIZE &&
+	/* the kernel is faster; its keys are at most 32 bytes (one, or
+	 * loop-AES's 64/65 through the multi-key ioctl) */
+	if (spec && key && loop_key_size(key) <= LO_KEY_SIZE &&
 	    loop_engine_available(LOOP_ENGINE_KMOD, NULL))
 		return LOOP_ENGINE_KMOD;
 	if (loop_engine_available(LOOP_ENGINE_FUSE, fuse_daemon))
