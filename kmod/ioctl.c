@@ -186,6 +186,10 @@ static int clo_validate_backing(struct clo_device *lo, struct file *file)
 		other = disk->private_data;
 		if (other == lo || ++depth > 32)
 			return -EINVAL;
+		/*
+		 * Unbinding clears ->backing under clo_ctl_mutex, which we
+		 * hold; the state only tells us whether to go on walking.
+		 */
 		if (data_race(other->state) != CLO_BOUND)
 			break;
 		file = other->backing;
