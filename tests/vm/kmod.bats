@@ -372,6 +372,34 @@ lmk_check() {
 	cmp -n $((2 << 20)) "$T/plain" /dev/mapper/bd
 }
 
+@test "LO_FLAGS_PARTSCAN: partitions on an encrypted image appear and go with the device" {
+	head -c 32 /dev/urandom >"$T/key"
+	truncate -s 8M "$T/img"
+	attach dev "$T/img" --cipher aes-cbc-plain64 --key "$T/key"
+	# An MBR with two Linux partitions: 2 MiB at 1 MiB, the rest after.
+	"$PY" - "$dev" <<'PY'
+import struct, sys
+def entry(start, count):
+    return struct.pack('<B3sB3sII', 0, b'\0\0\0', 0x83, b'\0\0\0', start, count)
+mbr = bytearray(512)
+mbr[446:478] = entry(2048, 4096) + entry(6144, 10240)
+mbr[510:512] = b'\x55\xaa'
+with open(sys.argv[1], 'r+b') as f:
+    f.write(mbr)
+PY
+	"$CLCTL" detach "$dev"
+	# The table is encrypted: no MBR signature in the plain image.
+	[ "$(od -An -tx1 -j510 -N2 "$T/img" | tr -d ' ')" != 55aa ]
+	"$CLCTL" attach "$dev" "$T/img" --cipher aes-cbc-plain64 \
+		--key "$T/key" --partscan
+	[ "$(cat /sys/block/${dev#/dev/}/loop/partscan)" = 1 ]
+	[ -b "${dev}p1" ]
+	[ -b "${dev}p2" ]
+	[ "$(blockdev --getsize64 "${dev}p1")" = $((2 << 20)) ]
+	"$CLCTL" detach "$dev"
+	[ ! -e "${dev}p1" ]
+}
+
 @test "discard punches holes in the backing file" {
 	head -c 32 /dev/urandom >"$T/key"
 	truncate -s 16M "$T/img"
