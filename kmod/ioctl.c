@@ -155,6 +155,7 @@ static void clo_config_discard(struct clo_device *lo)
 		return;
 	}
 	if (S_ISBLK(inode->i_mode)) {
+		/* Passed down as a real discard, see clo_discard(). */
 		struct block_device *bdev = I_BDEV(inode);
 
 		blk_queue_max_discard_sectors(q, bdev_max_discard_sectors(bdev));
@@ -222,7 +223,7 @@ static int clo_configure(struct clo_device *lo, fmode_t mode,
 	struct clo_params p;
 	struct request_queue *q = lo->disk->queue;
 	unsigned short bsize = config->block_size ?: CLO_SECTOR_SIZE;
-	bool partscan;
+	bool partscan, wc;
 	int err;
 
 	file = fget(config->fd);
@@ -292,8 +293,9 @@ static int clo_configure(struct clo_device *lo, fmode_t mode,
 	mapping_set_gfp_mask(file->f_mapping,
 			     lo->old_gfp_mask & ~(__GFP_IO | __GFP_FS));
 
-	blk_queue_write_cache(q, !(lo->flags & LO_FLAGS_READ_ONLY) &&
-			      file->f_op->fsync, true);
+	/* Flush and FUA both end in fsync: offer them only if it exists. */
+	wc = !(lo->flags & LO_FLAGS_READ_ONLY) && file->f_op->fsync;
+	blk_queue_write_cache(q, wc, wc);
 	blk_queue_logical_block_size(q, bsize);
 	blk_queue_physical_block_size(q, bsize);
 	blk_queue_io_min(q, bsize);
