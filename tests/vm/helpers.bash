@@ -43,6 +43,12 @@ clvm_teardown() {
 	rm -rf "$T"
 }
 
+# fails CMD...: succeed only if CMD fails.  Use this, not "! CMD": bash's
+# errexit ignores a negated command, so "! CMD" in a test asserts nothing.
+fails() {
+	! "$@"
+}
+
 # Load the module under test if it is not loaded yet.
 clvm_load() {
 	if [ ! -e /sys/module/cryptoloop ]; then
