@@ -1,0 +1,476 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The block devices /dev/cryptoloopN: gendisk and blk-mq setup, and the
+ * I/O path that moves data between requests and the backing file.
+ *
+ * blk-mq hands each request to a per-device unbound workqueue, so requests
+ * are encrypted and written on several CPUs at once.  The worker does
+ * synchronous I/O on the backing file through ->read_iter/->write_iter.
+ * Reads land in the request's own pages and are decrypted there.  Writes
+ * must never encrypt in place (the pages are page cache), so they are
+ * encrypted into bounce pages, a batch at a time.
+ */
+#include <linux/blkdev.h>
+#include <linux/falloc.h>
+#include <linux/fs.h>
+#include <linux/highmem.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
+
+#include "cryptoloop.h"
+
+/* Bounce pages per write batch; also the per-device page reserve. */
+#define CLO_BATCH_PAGES		64
+#define CLO_QUEUE_DEPTH		128
+
+static int clo_major;
+
+static const struct block_device_operations clo_fops;
+
+bool clo_is_our_disk(struct gendisk *disk)
+{
+	return disk->fops == &clo_fops;
+}
+
+static int clo_backing_rw(struct clo_device *lo, bool write,
+			  struct bio_vec *bvec, unsigned int nr, size_t bytes,
+			  loff_t pos)
+{
+	struct file *file = lo->backing;
+	struct iov_iter iter;
+	struct kiocb kiocb;
+	ssize_t ret;
+
+	iov_iter_bvec(&iter, write ? ITER_SOURCE : ITER_DEST, bvec, nr, bytes);
+	init_sync_kiocb(&kiocb, file);
+	kiocb.ki_pos = pos;
+	if (lo->use_dio)
+		kiocb.ki_flags |= IOCB_DIRECT;
+
+	if (write) {
+		file_start_write(file);
+		ret = call_write_iter(file, &kiocb, &iter);
+		file_end_write(file);
+		/* A short write is a full disk or a failing one: no retry. */
+		if (ret >= 0 && ret != bytes)
+			ret = -EIO;
+	} else {
+		ret = call_read_iter(file, &kiocb, &iter);
+		/* Beyond the end of a shrunk file reads as zeros, like loop. */
+		if (ret >= 0) {
+			iov_iter_zero(iov_iter_count(&iter), &iter);
+			ret = 0;
+		}
+	}
+	return ret < 0 ? ret : 0;
+}
+
+static loff_t clo_rq_pos(struct clo_device *lo, struct request *rq)
+{
+	return ((loff_t)blk_rq_pos(rq) << CLO_SECTOR_SHIFT) + lo->offset;
+}
+
+static u64 clo_iv_sector(struct clo_device *lo, loff_t pos)
+{
+	return (u64)(pos >> CLO_SECTOR_SHIFT) + lo->init[0];
+}
+
+/* Read or write a request's own pages, no transformation. */
+static int clo_rq_rw_direct(struct clo_device *lo, struct request *rq,
+			    bool write)
+{
+	struct req_iterator it;
+	struct bio_vec bv, *bvec;
+	unsigned int nr = 0, i = 0;
+	loff_t pos = clo_rq_pos(lo, rq);
+	int ret;
+
+	rq_for_each_bvec(bv, rq, it)
+		nr++;
+	bvec = kmalloc_array(nr, sizeof(*bvec), GFP_NOIO | __GFP_NOWARN);
+	if (!bvec) {
+		/* Short of memory: go one segment at a time instead. */
+		rq_for_each_bvec(bv, rq, it) {
+			ret = clo_backing_rw(lo, write, &bv, 1, bv.bv_len, pos);
+			if (ret)
+				return ret;
+			pos += bv.bv_len;
+		}
+		return 0;
+	}
+	rq_for_each_bvec(bv, rq, it)
+		bvec[i++] = bv;
+	ret = clo_backing_rw(lo, write, bvec, nr, blk_rq_bytes(rq), pos);
+	kfree(bvec);
+	return ret;
+}
+
+static int clo_read(struct clo_device *lo, struct request *rq)
+{
+	struct clo_xfer *x = lo->xfer;
+	struct skcipher_request *req;
+	struct req_iterator it;
+	struct bio_vec bv;
+	u64 sector;
+	int ret;
+
+	ret = clo_rq_rw_direct(lo, rq, false);
+	if (ret || !x)
+		return ret;
+
+	req = clo_xfer_req_get(x);
+	sector = clo_iv_sector(lo, clo_rq_pos(lo, rq));
+	rq_for_each_segment(bv, rq, it) {
+		unsigned int off;
+
+		/* The block layer keeps segments in logical blocks: never. */
+		if (WARN_ON_ONCE(bv.bv_len & (CLO_SECTOR_SIZE - 1))) {
+			ret = -EIO;
+			goto out;
+		}
+		for (off = 0; off < bv.bv_len; off += CLO_SECTOR_SIZE) {
+			ret = clo_xfer_decrypt(x, req, bv.bv_page,
+					       bv.bv_offset + off, sector++);
+			if (ret)
+				goto out;
+		}
+	}
+out:
+	clo_xfer_req_put(x, req);
+	return ret;
+}
+
+static void clo_put_pages(struct clo_device *lo, struct bio_vec *bvec,
+			  unsigned int n)
+{
+	while (n--)
+		mempool_free(bvec[n].bv_page, lo->page_pool);
+}
+
+/*
+ * Take @n bounce pages.  First without waiting; if the pool is short,
+ * give everything back and wait for the pages under a mutex, so only one
+ * worker at a time can hold a partial set while it sleeps on the pool and
+ * the pool (CLO_BATCH_PAGES deep) always completes that one set.
+ */
+static void clo_get_pages(struct clo_device *lo, struct bio_vec *bvec,
+			  unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		bvec[i].bv_page = mempool_alloc(lo->page_pool,
+						GFP_NOWAIT | __GFP_NOWARN);
+		if (!bvec[i].bv_page)
+			break;
+	}
+	if (i == n)
+		return;
+	clo_put_pages(lo, bvec, i);
+
+	mutex_lock(&lo->page_pool_lock);
+	for (i = 0; i < n; i++)
+		bvec[i].bv_page = mempool_alloc(lo->page_pool, GFP_NOIO);
+	mutex_unlock(&lo->page_pool_lock);
+}
+
+static int clo_write_encrypted(struct clo_device *lo, struct request *rq)
+{
+	struct bio_vec bounce[CLO_BATCH_PAGES];
+	struct clo_xfer *x = lo->xfer;
+	struct skcipher_request *req;
+	struct req_iterator it;
+	struct bio_vec bv;
+	unsigned int used = 0, segs = 0, have;
+	loff_t pos = clo_rq_pos(lo, rq), batch_pos = pos;
+	size_t batch_bytes = 0;
+	u64 sector = clo_iv_sector(lo, pos);
+	int ret = 0;
+
+	rq_for_each_segment(bv, rq, it)
+		segs++;
+	have = min_t(unsigned int, segs, CLO_BATCH_PAGES);
+	clo_get_pages(lo, bounce, have);
+	req = clo_xfer_req_get(x);
+
+	rq_for_each_segment(bv, rq, it) {
+		unsigned int off;
+
+		if (used == have) {
+			ret = clo_backing_rw(lo, true, bounce, used,
+					     batch_bytes, batch_pos);
+			if (ret)
+				goto out;
+			batch_pos += batch_bytes;
+			batch_bytes = 0;
+			used = 0;
+		}
+		if (WARN_ON_ONCE(bv.bv_len & (CLO_SECTOR_SIZE - 1))) {
+			ret = -EIO;
+			goto out;
+		}
+		/* One bounce page per segment: a segment fits in a page. */
+		for (off = 0; off < bv.bv_len; off += CLO_SECTOR_SIZE) {
+			ret = clo_xfer_encrypt(x, req, bv.bv_page,
+					       bv.bv_offset + off,
+					       bounce[used].bv_page, off,
+					       sector++);
+			if (ret)
+				goto out;
+		}
+		bounce[used].bv_offset = 0;
+		bounce[used].bv_len = bv.bv_len;
+		batch_bytes += bv.bv_len;
+		used++;
+	}
+	if (used)
+		ret = clo_backing_rw(lo, true, bounce, used, batch_bytes,
+				     batch_pos);
+out:
+	clo_xfer_req_put(x, req);
+	clo_put_pages(lo, bounce, have);
+	return ret;
+}
+
+static int clo_write(struct clo_device *lo, struct request *rq)
+{
+	int ret;
+
+	if (lo->xfer)
+		ret = clo_write_encrypted(lo, rq);
+	else
+		ret = clo_rq_rw_direct(lo, rq, true);
+	if (ret)
+		return ret;
+	/* FUA: this data must be on stable storage before we complete. */
+	if (rq->cmd_flags & REQ_FUA) {
+		loff_t pos = clo_rq_pos(lo, rq);
+
+		ret = vfs_fsync_range(lo->backing, pos,
+				      pos + blk_rq_bytes(rq) - 1, 1);
+	}
+	return ret;
+}
+
+static int clo_discard(struct clo_device *lo, struct request *rq)
+{
+	struct file *file = lo->backing;
+	int mode = FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE;
+	int ret;
+
+	/*
+	 * Plain sector crypto keeps no metadata, so a punched hole is as
+	 * good as a discard: it reads back as garbage, which is what a
+	 * discarded sector is allowed to be.  On a block device a plain
+	 * punch is a zero-out; NO_HIDE_STALE makes it a real discard, and
+	 * stale data is only our own ciphertext.
+	 */
+	if (S_ISBLK(file->f_mapping->host->i_mode))
+		mode |= FALLOC_FL_NO_HIDE_STALE;
+	ret = file->f_op->fallocate(file, mode, clo_rq_pos(lo, rq),
+				    blk_rq_bytes(rq));
+	if (ret == -EINVAL || ret == -EOPNOTSUPP)
+		return -EOPNOTSUPP;
+	return ret;
+}
+
+void clo_io_work(struct work_struct *work)
+{
+	struct clo_cmd *cmd = container_of(work, struct clo_cmd, work);
+	struct request *rq = blk_mq_rq_from_pdu(cmd);
+	struct clo_device *lo = rq->q->queuedata;
+	blk_status_t sts;
+	int ret;
+
+	switch (req_op(rq)) {
+	case REQ_OP_FLUSH:
+		ret = vfs_fsync(lo->backing, 0);
+		break;
+	case REQ_OP_DISCARD:
+		ret = clo_discard(lo, rq);
+		break;
+	case REQ_OP_READ:
+		ret = clo_read(lo, rq);
+		break;
+	case REQ_OP_WRITE:
+		ret = clo_write(lo, rq);
+		break;
+	default:
+		ret = -EIO;
+		break;
+	}
+	/*
+	 * Report every failure, ENOSPC on a full backing filesystem included,
+	 * as an I/O error, as loop does: the upper layer must not mistake our
+	 * backing store's state for its own.
+	 */
+	if (!ret)
+		sts = BLK_STS_OK;
+	else if (ret == -EOPNOTSUPP)
+		sts = BLK_STS_NOTSUPP;
+	else
+		sts = BLK_STS_IOERR;
+	blk_mq_end_request(rq, sts);
+}
+
+static blk_status_t clo_queue_rq(struct blk_mq_hw_ctx *hctx,
+				 const struct blk_mq_queue_data *bd)
+{
+	struct request *rq = bd->rq;
+	struct clo_cmd *cmd = blk_mq_rq_to_pdu(rq);
+	struct clo_device *lo = rq->q->queuedata;
+
+	blk_mq_start_request(rq);
+	/*
+	 * The state changes under lo->lock, which I/O never takes.  A stale
+	 * BOUND is harmless: unbinding freezes the queue, so it waits for
+	 * this request before it tears anything down.
+	 */
+	if (data_race(lo->state) != CLO_BOUND)
+		return BLK_STS_IOERR;
+	queue_work(lo->wq, &cmd->work);
+	return BLK_STS_OK;
+}
+
+static int clo_init_request(struct blk_mq_tag_set *set, struct request *rq,
+			    unsigned int hctx_idx, unsigned int numa_node)
+{
+	struct clo_cmd *cmd = blk_mq_rq_to_pdu(rq);
+
+	INIT_WORK(&cmd->work, clo_io_work);
+	return 0;
+}
+
+static const struct blk_mq_ops clo_mq_ops = {
+	.queue_rq	= clo_queue_rq,
+	.init_request	= clo_init_request,
+};
+
+static void clo_release(struct gendisk *disk, fmode_t mode)
+{
+	struct clo_device *lo = disk->private_data;
+
+	if (disk_openers(disk) > 0)
+		return;
+	clo_release_autoclear(lo);
+}
+
+static void clo_free_disk(struct gendisk *disk)
+{
+	struct clo_device *lo = disk->private_data;
+
+	destroy_workqueue(lo->wq);
+	mutex_destroy(&lo->page_pool_lock);
+	mutex_destroy(&lo->lock);
+	kfree(lo);
+}
+
+static const struct block_device_operations clo_fops = {
+	.owner		= THIS_MODULE,
+	.release	= clo_release,
+	.ioctl		= clo_ioctl,
+#ifdef CONFIG_COMPAT
+	.compat_ioctl	= clo_compat_ioctl,
+#endif
+	.free_disk	= clo_free_disk,
+};
+
+/**
+ * clo_device_alloc() - create and publish /dev/cryptoloop@number
+ * @number: device index, already reserved by the caller
+ *
+ * Return: the device or an ERR_PTR.
+ */
+struct clo_device *clo_device_alloc(int number)
+{
+	struct clo_device *lo;
+	struct gendisk *disk;
+	int err;
+
+	lo = kzalloc(sizeof(*lo), GFP_KERNEL);
+	if (!lo)
+		return ERR_PTR(-ENOMEM);
+	lo->number = number;
+	lo->state = CLO_UNBOUND;
+	mutex_init(&lo->lock);
+	mutex_init(&lo->page_pool_lock);
+
+	/*
+	 * WQ_MEM_RECLAIM: writeback to this device may be what frees memory,
+	 * so the worker must run even when no new kworker can be forked.
+	 */
+	lo->wq = alloc_workqueue(CLO_NAME "%d", WQ_UNBOUND | WQ_MEM_RECLAIM,
+				 0, number);
+	if (!lo->wq) {
+		err = -ENOMEM;
+		goto free_lo;
+	}
+
+	lo->tag_set.ops = &clo_mq_ops;
+	lo->tag_set.nr_hw_queues = 1;
+	lo->tag_set.queue_depth = CLO_QUEUE_DEPTH;
+	lo->tag_set.numa_node = NUMA_NO_NODE;
+	lo->tag_set.cmd_size = sizeof(struct clo_cmd);
+	lo->tag_set.flags = BLK_MQ_F_SHOULD_MERGE | BLK_MQ_F_STACKING;
+	lo->tag_set.driver_data = lo;
+	err = blk_mq_alloc_tag_set(&lo->tag_set);
+	if (err)
+		goto destroy_wq;
+
+	disk = blk_mq_alloc_disk(&lo->tag_set, lo);
+	if (IS_ERR(disk)) {
+		err = PTR_ERR(disk);
+		goto free_tag_set;
+	}
+	lo->disk = disk;
+	/* Partitions only when LO_FLAGS_PARTSCAN asks for them. */
+	set_bit(GD_SUPPRESS_PART_SCAN, &disk->state);
+	disk->major = clo_major;
+	disk->first_minor = number;
+	disk->minors = 1;
+	disk->fops = &clo_fops;
+	disk->private_data = lo;
+	disk->events = DISK_EVENT_MEDIA_CHANGE;
+	disk->event_flags = DISK_EVENT_FLAG_UEVENT;
+	snprintf(disk->disk_name, sizeof(disk->disk_name), CLO_NAME "%d",
+		 number);
+	set_capacity(disk, 0);
+
+	err = add_disk(disk);
+	if (err)
+		goto put_disk;
+	return lo;
+
+put_disk:
+	/* Before add_disk() succeeds, put_disk() skips clo_free_disk(). */
+	put_disk(disk);
+free_tag_set:
+	blk_mq_free_tag_set(&lo->tag_set);
+destroy_wq:
+	destroy_workqueue(lo->wq);
+free_lo:
+	mutex_destroy(&lo->page_pool_lock);
+	mutex_destroy(&lo->lock);
+	kfree(lo);
+	return ERR_PTR(err);
+}
+
+/* Tear down an unbound device; the last put_disk() frees @lo. */
+void clo_device_free(struct clo_device *lo)
+{
+	del_gendisk(lo->disk);
+	blk_mq_free_tag_set(&lo->tag_set);
+	put_disk(lo->disk);
+}
+
+int clo_major_register(void)
+{
+	clo_major = register_blkdev(0, CLO_NAME);
+	return clo_major < 0 ? clo_major : 0;
+}
+
+void clo_major_unregister(void)
+{
+	unregister_blkdev(clo_major, CLO_NAME);
+}
