@@ -120,8 +120,12 @@ static int mount_fs(const struct helper_args *a, const char *device,
 		err(MOUNT_EX_SYSERR, "failed to allocate a libmount context");
 	if (options)
 		opts = strdup(options);
-	/* utab then tells umount(8) to come back to umount.cryptoloop */
+	/*
+	 * utab then sends umount(8) back to umount.cryptoloop: libmount 2.38
+	 * honours helper= for root and uhelper= for users' umounts.
+	 */
 	mnt_optstr_append_option(&opts, "uhelper", "cryptoloop");
+	mnt_optstr_append_option(&opts, "helper", "cryptoloop");
 	mnt_context_disable_helpers(cxt, 1);
 	mnt_context_set_source(cxt, device);
 	mnt_context_set_target(cxt, a->target);
