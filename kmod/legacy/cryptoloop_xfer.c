@@ -56,11 +56,12 @@
 
 /*
  * drivers/block/loop.h is not installed with the kernel headers, so we
- * declare the part of its ABI we use.  Checked against loop.h of 5.4,
- * 5.10 and 5.15: these leading members of struct loop_device and the
- * whole struct loop_func_table are the same in all of them.  loop.c
- * allocates struct loop_device; we only ever follow pointers to it, so
- * the members after key_data are deliberately left out.
+ * declare the part of its ABI we use, copied member by member from the
+ * loop.h of Debian's 5.10.262 source.  Upstream's changes to struct
+ * loop_device between 5.4 and 5.15 (kthread worker, then workqueue and
+ * lo_mutex) all touch members after key_data; only 5.10 is tested.
+ * loop.c allocates struct loop_device and we only follow pointers to it,
+ * so the members after key_data are deliberately left out.
  */
 struct loop_device;
 
@@ -373,7 +374,11 @@ static int clx_setup(struct loop_device *lo, const struct loop_info64 *info,
 	return 0;
 }
 
-/* ->init of LO_CRYPT_CRYPTOAPI, under loop_ctl_mutex with I/O frozen. */
+/*
+ * ->init of LO_CRYPT_CRYPTOAPI.  loop.c calls ->init, ->release and ->ioctl
+ * under its control lock (loop_ctl_mutex; the device's lo_mutex from
+ * 5.14), and ->init and ->release with the queue frozen.
+ */
 static int clx_init_cryptoapi(struct loop_device *lo,
 			      const struct loop_info64 *info)
 {
@@ -396,8 +401,7 @@ static int clx_init_loopaes(struct loop_device *lo,
 }
 
 /*
- * ->release: loop.c calls it under loop_ctl_mutex with I/O frozen (set
- * status, clear fd), or from loop_unregister_transfer() for devices still
+ * ->release: loop.c calls it with I/O frozen (set status, clear fd), or from loop_unregister_transfer() for devices still
  * using us, which cannot exist then because each holds a module reference.
  */
 static int clx_release(struct loop_device *lo)
@@ -625,7 +629,7 @@ static int clx_multi_key(struct loop_device *lo, bool v3, void __user *arg)
 	}
 
 	/*
-	 * loop.c calls this hook under loop_ctl_mutex but, unlike
+	 * loop.c calls this hook under its control lock but, unlike
 	 * LOOP_SET_STATUS, without freezing the queue.  Freeze it ourselves
 	 * so no request runs with a context that is being replaced.
 	 */
@@ -645,8 +649,8 @@ wipe_keys:
 }
 
 /*
- * ->ioctl: loop.c passes every ioctl it does not know, under
- * loop_ctl_mutex, with no permission check of its own (it does not even
+ * ->ioctl: loop.c passes every ioctl it does not know, under its control
+ * lock, with no permission check of its own (it does not even
  * see whether the device was opened for writing).  Re-keying needs
  * CAP_SYS_ADMIN, like every setup tool running as root.
  */
