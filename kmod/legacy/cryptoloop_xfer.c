@@ -44,67 +44,11 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
-#include <linux/version.h>
 #include <asm/unaligned.h>
-#include <uapi/linux/loop.h>
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 16, 0)
-#error "Linux 5.16 removed the loop transfer hooks: use kmod/ (cryptoloop.ko)"
-#elif LINUX_VERSION_CODE < KERNEL_VERSION(5, 4, 0)
-#error "cryptoloop_xfer declares the loop.c ABI of 5.4 to 5.15 only"
-#endif
+#include "loop_abi.h"
 
-/*
- * drivers/block/loop.h is not installed with the kernel headers, so we
- * declare the part of its ABI we use, copied member by member from the
- * loop.h of Debian's 5.10.262 source.  Upstream's changes to struct
- * loop_device between 5.4 and 5.15 (kthread worker, then workqueue and
- * lo_mutex) all touch members after key_data; only 5.10 is tested.
- * loop.c allocates struct loop_device and we only follow pointers to it,
- * so the members after key_data are deliberately left out.
- */
-struct loop_device;
-
-typedef int (*clx_transfer_fn)(struct loop_device *lo, int cmd,
-			       struct page *raw_page, unsigned int raw_off,
-			       struct page *loop_page, unsigned int loop_off,
-			       int size, sector_t real_block);
-
-struct loop_device {
-	int lo_number;
-	atomic_t lo_refcnt;
-	loff_t lo_offset;
-	loff_t lo_sizelimit;
-	int lo_flags;
-	clx_transfer_fn transfer;
-	char lo_file_name[LO_NAME_SIZE];
-	char lo_crypt_name[LO_NAME_SIZE];
-	char lo_encrypt_key[LO_KEY_SIZE];
-	int lo_encrypt_key_size;
-	struct loop_func_table *lo_encryption;
-	__u32 lo_init[2];
-	kuid_t lo_key_owner;
-	int (*ioctl)(struct loop_device *lo, int cmd, unsigned long arg);
-	struct file *lo_backing_file;
-	struct block_device *lo_device;
-	void *key_data;
-	/* ... loop.c's private members follow */
-};
-
-struct loop_func_table {
-	int number;
-	clx_transfer_fn transfer;
-	int (*init)(struct loop_device *lo, const struct loop_info64 *info);
-	int (*release)(struct loop_device *lo);
-	int (*ioctl)(struct loop_device *lo, int cmd, unsigned long arg);
-	struct module *owner;
-};
-
-int loop_register_transfer(struct loop_func_table *funcs);
-int loop_unregister_transfer(int number);
-
-#define CLX_SECTOR_SHIFT	9
-#define CLX_SECTOR_SIZE		(1 << CLX_SECTOR_SHIFT)
+#define CLX_SECTOR_SIZE		512
 #define CLX_REQ_POOL_MIN	2
 
 /* loop-AES's transfer number for AES and its multi-key ioctls. */
@@ -401,8 +345,9 @@ static int clx_init_loopaes(struct loop_device *lo,
 }
 
 /*
- * ->release: loop.c calls it with I/O frozen (set status, clear fd), or from loop_unregister_transfer() for devices still
- * using us, which cannot exist then because each holds a module reference.
+ * ->release: loop.c calls it with I/O frozen (set status, clear fd), or
+ * from loop_unregister_transfer() for devices still using us, which cannot
+ * exist then because each holds a module reference.
  */
 static int clx_release(struct loop_device *lo)
 {
@@ -471,12 +416,12 @@ static int clx_encrypt_sector(struct clx_ctx *ctx, struct skcipher_request *req,
 		 * may still change.  Copy it first, then derive the IV from
 		 * and encrypt the copy, so the two always agree.
 		 */
-		src = kmap_atomic(lp);
-		dst = kmap_atomic(rp);
+		src = kmap(lp);
+		dst = kmap(rp);
 		memcpy(dst + roff, src + loff, CLX_SECTOR_SIZE);
 		clx_lmk_iv(ctx, sector, dst + roff, iv);
-		kunmap_atomic(dst);
-		kunmap_atomic(src);
+		kunmap(rp);
+		kunmap(lp);
 		lp = rp;
 		loff = roff;
 	} else {
@@ -509,16 +454,16 @@ static int clx_decrypt_sector(struct clx_ctx *ctx, struct skcipher_request *req,
 	 * i - 1).  Decrypt those first, chained from ciphertext block 0,
 	 * then derive the IV and decrypt block 0 with it.
 	 */
-	p = kmap_atomic(rp);
+	p = kmap(rp);
 	memcpy(iv, p + roff, 16);
-	kunmap_atomic(p);
+	kunmap(rp);
 	err = clx_crypt(ctx, req, sector, false, rp, roff + 16, lp, loff + 16,
 			CLX_SECTOR_SIZE - 16, iv);
 	if (err)
 		goto out;
-	p = kmap_atomic(lp);
+	p = kmap(lp);
 	clx_lmk_iv(ctx, sector, p + loff, iv);
-	kunmap_atomic(p);
+	kunmap(lp);
 	err = clx_crypt(ctx, req, sector, false, rp, roff, lp, loff, 16, iv);
 out:
 	memzero_explicit(iv, sizeof(iv));
