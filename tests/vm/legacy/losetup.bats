@@ -83,9 +83,10 @@ teardown() {
 	# The ext4 superblock starts at byte 1024 of the device: IV sector
 	# off/512 + 2.  openssl alone, with that key, must find its magic.
 	local magic
+	set_iv plain $((off / 512 + 2))
 	magic=$(dd if="$img" bs=512 skip=$((off / 512 + 2)) count=1 status=none |
 		openssl enc -d -aes-256-cbc -nopad -K "$KEYHEX" \
-			-iv "$(iv_plain $((off / 512 + 2)))" |
+			-iv "$IV" |
 		od -An -tx1 -j 56 -N 2 | tr -d ' \n')
 	[ "$magic" = 53ef ]
 }

@@ -124,6 +124,6 @@ multikey_roundtrip() {
 	"$CLCTL" detach "$dev"
 	CLX_DEVS=()
 	for s in 0 1 1000 2047; do
-		check_sector "$img" $s "$T/plain" $s "$(iv_plain64 $s)"
+		check_sector "$img" $s "$T/plain" $s plain64 "$s"
 	done
 }

@@ -46,7 +46,7 @@ write_plain() {
 }
 
 # Sample sectors spread over the data, first and last included.
-SAMPLE="0 1 2 7 8 9 255 256 1000 2047"
+SAMPLE="0 1 9 1000 2047"
 
 @test "module loads on top of the stock loop.ko and depends on it" {
 	clx_loaded
@@ -66,8 +66,9 @@ SAMPLE="0 1 2 7 8 9 255 256 1000 2047"
 	[[ "$output" == *"crypt_name aes"* ]]
 	[ "$(blockdev --getsz "$dev")" = 2048 ]
 	write_plain "$dev"
-	# Reading back through the device gives the plaintext.
-	echo 3 >/proc/sys/vm/drop_caches
+	# Reading back through the device gives the plaintext (after dropping
+	# the device's page cache, so it really is decrypted from the file).
+	blockdev --flushbufs "$dev"
 	cmp "$T/plain" <(dd if="$dev" bs=65536 status=none)
 	"$CLCTL" detach "$dev"
 	CLX_DEVS=()
@@ -77,10 +78,10 @@ SAMPLE="0 1 2 7 8 9 255 256 1000 2047"
 	# IV = le32 of the sector counted from the start of the file.
 	for s in $SAMPLE; do
 		check_sector "$img" $((off / 512 + s)) "$T/plain" $s \
-			"$(iv_plain $((off / 512 + s)))"
+			plain "$((off / 512 + s))"
 	done
 	# Not the plaintext, and not a wrong IV: sector 8 with IV 0 differs.
-	run ! check_sector "$img" 8 "$T/plain" 0 "$(iv_plain 0)"
+	run ! check_sector "$img" 8 "$T/plain" 0 plain 0
 	cp "$img" "$T/ref-aes256.img"
 	cp "$T/key" "$T/ref-aes256.key"
 }
@@ -100,8 +101,8 @@ SAMPLE="0 1 2 7 8 9 255 256 1000 2047"
 	"$CLCTL" detach "$dev"
 	CLX_DEVS=()
 	cmp "$img" "$T/ref-aes256.img"
-	check_sector "$img" 8 "$T/plain" 0 "$(iv_plain 8)"
-	check_sector "$img" 2055 "$T/plain" 2047 "$(iv_plain 2055)"
+	check_sector "$img" 8 "$T/plain" 0 plain 8
+	check_sector "$img" 2055 "$T/plain" 2047 plain 2055
 }
 
 @test "aes-cbc-plain64 and a lo_init bias past 2^32: IV bits above 32 used; plain truncates" {
@@ -114,9 +115,9 @@ SAMPLE="0 1 2 7 8 9 255 256 1000 2047"
 	write_plain "$dev"
 	"$CLCTL" detach "$dev"
 	CLX_DEVS=()
-	for s in 0 1 2047; do
+	for s in 0 2047; do
 		check_sector "$img" $s "$T/plain" $s \
-			"$(iv_plain64 $((bias + s)))" aes-128-cbc
+			plain64 "$((bias + s))" aes-128-cbc
 	done
 
 	# The same bias with the 32-bit IV is no bias at all.
@@ -128,7 +129,7 @@ SAMPLE="0 1 2 7 8 9 255 256 1000 2047"
 	"$CLCTL" detach "$dev"
 	CLX_DEVS=()
 	for s in 0 2047; do
-		check_sector "$img" $s "$T/plain" $s "$(iv_plain $s)" aes-128-cbc
+		check_sector "$img" $s "$T/plain" $s plain "$s" aes-128-cbc
 	done
 }
 
@@ -256,7 +257,7 @@ SAMPLE="0 1 2 7 8 9 255 256 1000 2047"
 	insmod "$CLX_KO"
 }
 
-@test "load, attach 4 devices, detach, unload, 5 rounds: no leaked tfms or references" {
+@test "load, attach 2 devices, write, detach, unload, 3 rounds: no leaked tfms or references" {
 	local round i devs img refs0 refs
 	make_key "$T/key"
 	# Warm up: the first user instantiates the cbc(aes) template, whose
@@ -267,17 +268,17 @@ SAMPLE="0 1 2 7 8 9 255 256 1000 2047"
 	"$CLCTL" detach "$i"
 	CLX_DEVS=()
 	refs0=$(awk '/^name/ { n = $3 } /^refcnt/ && n == "cbc(aes)" { s += $3 } END { print s + 0 }' /proc/crypto)
-	for round in 1 2 3 4 5; do
+	for round in 1 2 3; do
 		clx_loaded || insmod "$CLX_KO"
 		devs=()
-		for i in 1 2 3 4; do
+		for i in 1 2; do
 			img=$T/g$i.img
 			make_image "$img" 0
 			devs+=("$(free_loop)")
 			attach "${devs[-1]}" "$img" --set-fd --cipher aes --key "$T/key"
 			dd if="$T/plain" of="${devs[-1]}" bs=65536 count=2 conv=fsync status=none
 		done
-		[ "$(mod_refs $MODNAME)" = 4 ]
+		[ "$(mod_refs $MODNAME)" = 2 ]
 		refs=$(awk '/^name/ { n = $3 } /^refcnt/ && n == "cbc(aes)" { s += $3 } END { print s + 0 }' /proc/crypto)
 		[ "$refs" -gt "$refs0" ]
 		for i in "${devs[@]}"; do
