@@ -295,6 +295,14 @@ static int clx_setup(struct loop_device *lo, const struct loop_info64 *info,
 	struct clx_ctx *ctx;
 	int err;
 
+	/*
+	 * loop.c checks these for overflow only after ->init succeeded, and
+	 * in LOOP_CONFIGURE it then fails without releasing us: the device
+	 * would keep our context and a module reference until it is set up
+	 * again.  Refuse them here first.
+	 */
+	if (info->lo_offset > LLONG_MAX || info->lo_sizelimit > LLONG_MAX)
+		return -EOVERFLOW;
 	/* The IV counts 512-byte sectors of the backing file. */
 	if (info->lo_offset % CLX_SECTOR_SIZE)
 		return -EINVAL;
