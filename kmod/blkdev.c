@@ -309,6 +309,11 @@ static blk_status_t clo_queue_rq(struct blk_mq_hw_ctx *hctx,
 	struct clo_device *lo = rq->q->queuedata;
 
 	blk_mq_start_request(rq);
+	/*
+	 * The state changes under lo->lock, which I/O never takes.  A stale
+	 * BOUND is harmless: unbinding freezes the queue, so it waits for
+	 * this request before it tears anything down.
+	 */
 	if (data_race(lo->state) != CLO_BOUND)
 		return BLK_STS_IOERR;
 	queue_work(lo->wq, &cmd->work);

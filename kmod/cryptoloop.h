@@ -10,6 +10,7 @@
 #ifndef CRYPTOLOOP_H
 #define CRYPTOLOOP_H
 
+#include <linux/bits.h>
 #include <linux/blk-mq.h>
 #include <linux/loop.h>
 #include <linux/mempool.h>
@@ -19,7 +20,7 @@
 
 #define CLO_NAME		"cryptoloop"
 #define CLO_SECTOR_SHIFT	9
-#define CLO_SECTOR_SIZE		(1 << CLO_SECTOR_SHIFT)
+#define CLO_SECTOR_SIZE		BIT(CLO_SECTOR_SHIFT)
 
 /*
  * loop-AES's multi-key ioctls (its loop.h).  The argument points to 64
@@ -90,7 +91,7 @@ struct clo_device {
 
 	/* Bounce pages for encrypted writes. */
 	mempool_t *page_pool;
-	struct mutex page_pool_lock;
+	struct mutex page_pool_lock;	/* one waiter on page_pool at a time */
 
 	struct workqueue_struct *wq;
 	struct blk_mq_tag_set tag_set;

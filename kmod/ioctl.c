@@ -21,6 +21,8 @@
  * disk's open_mutex (partition rescans, del_gendisk) or dropping the
  * backing file, which can end up in another block device's release.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/blkdev.h>
 #include <linux/compat.h>
 #include <linux/file.h>
@@ -186,6 +188,10 @@ static int clo_validate_backing(struct clo_device *lo, struct file *file)
 		other = disk->private_data;
 		if (other == lo || ++depth > 32)
 			return -EINVAL;
+		/*
+		 * Unbinding clears ->backing under clo_ctl_mutex, which we
+		 * hold; the state only tells us whether to go on walking.
+		 */
 		if (data_race(other->state) != CLO_BOUND)
 			break;
 		file = other->backing;
@@ -299,10 +305,16 @@ static int clo_configure(struct clo_device *lo, fmode_t mode,
 	partscan = lo->flags & LO_FLAGS_PARTSCAN;
 	if (partscan)
 		clear_bit(GD_SUPPRESS_PART_SCAN, &lo->disk->state);
+	/*
+	 * Under the lock, so an unbind cannot run before the group exists.
+	 * Creating does not wait for attribute readers; only removal does,
+	 * and clo_unbind() removes without the lock.
+	 */
+	if (clo_sysfs_add(lo))
+		pr_warn("%s: no sysfs attributes\n", lo->disk->disk_name);
 	mutex_unlock(&lo->lock);
 	mutex_unlock(&clo_ctl_mutex);
 
-	clo_sysfs_add(lo);
 	kobject_uevent(&disk_to_dev(lo->disk)->kobj, KOBJ_CHANGE);
 	if (partscan)
 		clo_rescan_partitions(lo, false);

@@ -7,6 +7,8 @@
  * transfer (removed in 5.16) and with loop-AES's formats.  It coexists
  * with the kernel's own loop driver.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/idr.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>

@@ -139,7 +139,7 @@ static const struct attribute_group clo_attr_group = {
 	.attrs	= clo_attrs,
 };
 
-/* Called without lo->lock: removal waits for readers, who take it. */
+/* Called with lo->lock held: creating does not wait for readers. */
 int clo_sysfs_add(struct clo_device *lo)
 {
 	int err;
@@ -150,6 +150,7 @@ int clo_sysfs_add(struct clo_device *lo)
 	return err;
 }
 
+/* Called without lo->lock: removal waits for readers, who take it. */
 void clo_sysfs_remove(struct clo_device *lo)
 {
 	if (!lo->sysfs_ready)

@@ -1,0 +1,118 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Shared by the guest-side bats suites.  Runs inside the VM only (as root),
+# started by tests/vm/guest-kmod through tests/vm/run.
+#
+# Every test works in its own directory under /tmp (guest tmpfs) and
+# registers what it attaches or opens; teardown undoes exactly that.
+
+CLCTL=${CLVM_BIN:?run inside tests/vm/run}/clctl
+PY=/usr/bin/python3
+
+clvm_setup() {
+	T=$(mktemp -d /tmp/clt.XXXXXX)
+	CL_DEVS=()
+	CL_MAPS=()
+	CL_MOUNTS=()
+	CL_CLEANUP=()
+}
+
+clvm_umount_all() {
+	local i
+	for ((i = ${#CL_MOUNTS[@]} - 1; i >= 0; i--)); do
+		if mountpoint -q "${CL_MOUNTS[i]}"; then
+			umount "${CL_MOUNTS[i]}" 2>/dev/null || true
+		fi
+	done
+}
+
+clvm_teardown() {
+	local m d c
+	# Mounts on our devices go first, mounts holding backing files last.
+	clvm_umount_all
+	for m in "${CL_MAPS[@]}"; do
+		cryptsetup close "$m" 2>/dev/null || true
+	done
+	for d in "${CL_DEVS[@]}"; do
+		# Only detach what this test attached and is still bound.
+		[ -d "/sys/block/$(basename "$d")/loop" ] && "$CLCTL" detach "$d" 2>/dev/null
+	done
+	for c in "${CL_CLEANUP[@]}"; do
+		eval "$c" || true
+	done
+	clvm_umount_all
+	rm -rf "$T"
+}
+
+# Load the module under test if it is not loaded yet.
+clvm_load() {
+	if [ ! -e /sys/module/cryptoloop ]; then
+		insmod "$CLVM_KO"
+	fi
+	udevadm settle 2>/dev/null || true
+	[ -c /dev/cryptoloop-control ]
+}
+
+# free_dev: print a free /dev/cryptoloopN (creates one if needed).
+free_dev() {
+	local n
+	n=$("$CLCTL" getfree) || return 1
+	echo "/dev/cryptoloop$n"
+}
+
+# attach VAR FILE [clctl attach options]: attach FILE to a free device,
+# register it for teardown and store its path in VAR.
+attach() {
+	local _var=$1 _dev
+	shift
+	_dev=$(free_dev) || return 1
+	CL_DEVS+=("$_dev")
+	"$CLCTL" attach "$_dev" "$@" || return 1
+	printf -v "$_var" '%s' "$_dev"
+}
+
+# dm_open NAME cryptsetup-open-args...: open a dm-crypt reference mapping.
+dm_open() {
+	local name=$1
+	shift
+	CL_MAPS+=("$name")
+	cryptsetup open "$@" "$name"
+}
+
+dm_close() {
+	cryptsetup close "$1"
+}
+
+# loopaes_keys TXT BIN KEYBYTES: derive raw keys from a loop-AES key file
+# the way loop-AES and cryptsetup do (hash each line with SHA-256/384/512
+# for 16/24/32-byte keys, cut, XOR the first byte with 0x55 for 64 keys or
+# 0xF4 for 65), and lay them out as the multi-key ioctl wants: 32-byte
+# slots, 64 or 65 of them.
+loopaes_keys() {
+	"$PY" - "$1" "$2" "$3" <<'PY'
+import hashlib, sys
+lines = open(sys.argv[1], 'rb').read().split(b'\n')
+lines = [l for l in lines if l]
+klen = int(sys.argv[3])
+h = {16: 'sha256', 24: 'sha384', 32: 'sha512'}[klen]
+tweak = {64: 0x55, 65: 0xF4}[len(lines)]
+out = b''
+for l in lines:
+    k = bytearray(hashlib.new(h, l).digest()[:klen])
+    k[0] ^= tweak
+    out += bytes(k) + bytes(32 - klen)
+open(sys.argv[2], 'wb').write(out)
+PY
+}
+
+# loopaes_keyfile TXT N: N random lines of 32 base64 characters.
+loopaes_keyfile() {
+	local i
+	for i in $(seq "$2"); do
+		head -c 24 /dev/urandom | base64
+	done >"$1"
+}
+
+# sector range compare: same_bytes A B SKIP_BYTES LEN_BYTES
+same_bytes() {
+	cmp -n "$4" <(tail -c +"$(($3 + 1))" "$1") <(tail -c +"$(($3 + 1))" "$2")
+}
