@@ -213,4 +213,7 @@ void loopdev_iter_free(struct loopdev_iter *it);
 }
 #endif
 
+/* The encryption core: cipher specs, keys, passphrases, sector transfer. */
+#include "libloop-crypto.h"
+
 #endif /* LIBLOOP_H */
