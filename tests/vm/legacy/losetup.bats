@@ -62,8 +62,10 @@ teardown() {
 	[[ "$dev" == /dev/loop[0-9]* ]]
 	run "$CLCTL" status "$dev"
 	[[ "$output" == *"encrypt_type 18"* ]]
-	run "$LOSETUP" -l -O NAME,BACK-FILE "$dev"
+	# The listing shows the cipher (loop.c reports lo_crypt_name).
+	run "$LOSETUP" -l -n -O NAME,CIPHER "$dev"
 	[ "$status" -eq 0 ]
+	[[ "$output" == *"$dev"*aes* ]]
 	[ "$(mod_refs $MODNAME)" = 1 ]
 	mkfs.ext4 -q -F "$dev"
 	mount "$dev" "$mnt"
