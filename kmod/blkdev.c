@@ -124,6 +124,11 @@ static int clo_read(struct clo_device *lo, struct request *rq)
 	rq_for_each_segment(bv, rq, it) {
 		unsigned int off;
 
+		/* The block layer keeps segments in logical blocks: never. */
+		if (WARN_ON_ONCE(bv.bv_len & (CLO_SECTOR_SIZE - 1))) {
+			ret = -EIO;
+			goto out;
+		}
 		for (off = 0; off < bv.bv_len; off += CLO_SECTOR_SIZE) {
 			ret = clo_xfer_decrypt(x, req, bv.bv_page,
 					       bv.bv_offset + off, sector++);
@@ -201,6 +206,10 @@ static int clo_write_encrypted(struct clo_device *lo, struct request *rq)
 			batch_bytes = 0;
 			used = 0;
 		}
+		if (WARN_ON_ONCE(bv.bv_len & (CLO_SECTOR_SIZE - 1))) {
+			ret = -EIO;
+			goto out;
+		}
 		/* One bounce page per segment: a segment fits in a page. */
 		for (off = 0; off < bv.bv_len; off += CLO_SECTOR_SIZE) {
 			ret = clo_xfer_encrypt(x, req, bv.bv_page,
@@ -247,15 +256,19 @@ static int clo_write(struct clo_device *lo, struct request *rq)
 static int clo_discard(struct clo_device *lo, struct request *rq)
 {
 	struct file *file = lo->backing;
+	int mode = FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE;
 	int ret;
 
 	/*
 	 * Plain sector crypto keeps no metadata, so a punched hole is as
 	 * good as a discard: it reads back as garbage, which is what a
-	 * discarded sector is allowed to be.
+	 * discarded sector is allowed to be.  On a block device a plain
+	 * punch is a zero-out; NO_HIDE_STALE makes it a real discard, and
+	 * stale data is only our own ciphertext.
 	 */
-	ret = file->f_op->fallocate(file, FALLOC_FL_PUNCH_HOLE |
-				    FALLOC_FL_KEEP_SIZE, clo_rq_pos(lo, rq),
+	if (S_ISBLK(file->f_mapping->host->i_mode))
+		mode |= FALLOC_FL_NO_HIDE_STALE;
+	ret = file->f_op->fallocate(file, mode, clo_rq_pos(lo, rq),
 				    blk_rq_bytes(rq));
 	if (ret == -EINVAL || ret == -EOPNOTSUPP)
 		return -EOPNOTSUPP;

@@ -38,8 +38,14 @@
 #define CLO_FLAGS_MULTI_KEY	0x100000
 #define CLO_FLAGS_MULTI_KEY_V3	0x080000
 
-/* loop-AES's own cipher number for AES (its loop_func_table "number"). */
-#define CLO_CRYPT_LOOPAES_AES	16
+/*
+ * loop-AES's own cipher numbers (its loop_func_table "number"s), used by
+ * its losetup for lo_encrypt_type: plain64 IV, key size in bits or bytes.
+ */
+#define CLO_CRYPT_LOOPAES_TWOFISH	3
+#define CLO_CRYPT_LOOPAES_BLOWFISH	4
+#define CLO_CRYPT_LOOPAES_SERPENT	7
+#define CLO_CRYPT_LOOPAES_AES		16
 
 enum clo_iv_mode {
 	CLO_IV_PLAIN,		/* le32(sector), zero padded: kernel cryptoloop */
@@ -128,6 +134,7 @@ int clo_compat_ioctl(struct block_device *bdev, fmode_t mode,
 void clo_release_autoclear(struct clo_device *lo);
 
 /* xfer.c */
+const char *clo_loopaes_cipher(u32 encrypt_type);
 struct clo_xfer *clo_xfer_create(u32 encrypt_type, const char *name,
 				 const u8 *key, unsigned int key_size);
 int clo_xfer_multi_key(struct clo_xfer *old, const u8 *keys, bool v3,

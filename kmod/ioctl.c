@@ -5,7 +5,10 @@
  *
  * Field semantics beyond loop's:
  *   lo_encrypt_type  LO_CRYPT_NONE, LO_CRYPT_CRYPTOAPI (18, util-linux
- *                    2.12) or 16 (loop-AES's AES).  Anything else: EINVAL.
+ *                    2.12) or loop-AES's numbers (16 AES, 3 twofish,
+ *                    7 serpent, 4 blowfish).  Anything else: EINVAL.
+ *   lo_offset        as (s64) < 0, loop-AES's "data at -offset, IV
+ *                    counted from there": lo_init[0] -= -offset / 512.
  *   lo_crypt_name    "cipher[-cbc[-plain|-plain64]]", see xfer.c.
  *   lo_encrypt_key   used once, then wiped; never reported back.
  *   lo_init[0]       signed bias added to the IV sector (0 by default).
@@ -50,10 +53,18 @@ static int clo_params_from_info(struct loop_info64 *info,
 {
 	memset(p, 0, sizeof(*p));
 	p->offset = info->lo_offset;
+	p->init[0] = info->lo_init[0];
+	/*
+	 * loop-AES: a negative offset means "data starts at -offset, but
+	 * count IV sectors from there, not from the start of the file".
+	 */
+	if ((s64)info->lo_offset < 0) {
+		p->offset = -(s64)info->lo_offset;
+		p->init[0] -= p->offset >> CLO_SECTOR_SHIFT;
+	}
 	p->sizelimit = info->lo_sizelimit;
 	p->flags = info->lo_flags & ~(CLO_FLAGS_MULTI_KEY |
 				      CLO_FLAGS_MULTI_KEY_V3);
-	p->init[0] = info->lo_init[0];
 	p->init[1] = info->lo_init[1];
 	p->encrypt_type = info->lo_encrypt_type;
 	memcpy(p->file_name, info->lo_file_name, LO_NAME_SIZE);
@@ -63,15 +74,11 @@ static int clo_params_from_info(struct loop_info64 *info,
 	if (p->offset < 0 || p->sizelimit < 0 || p->init[1])
 		return -EINVAL;
 
-	switch (p->encrypt_type) {
-	case LO_CRYPT_NONE:
+	if (p->encrypt_type == LO_CRYPT_NONE)
 		return 0;
-	case LO_CRYPT_CRYPTOAPI:
-	case CLO_CRYPT_LOOPAES_AES:
-		break;
-	default:
+	if (p->encrypt_type != LO_CRYPT_CRYPTOAPI &&
+	    !clo_loopaes_cipher(p->encrypt_type))
 		return -EINVAL;
-	}
 	/*
 	 * The IV counts whole 512-byte sectors of the backing file; an
 	 * unaligned offset would put every sector across two of them.
@@ -155,6 +162,7 @@ static void clo_config_discard(struct clo_device *lo)
 		return;
 	}
 	if (S_ISBLK(inode->i_mode)) {
+		/* Passed down as a real discard, see clo_discard(). */
 		struct block_device *bdev = I_BDEV(inode);
 
 		blk_queue_max_discard_sectors(q, bdev_max_discard_sectors(bdev));
@@ -222,7 +230,7 @@ static int clo_configure(struct clo_device *lo, fmode_t mode,
 	struct clo_params p;
 	struct request_queue *q = lo->disk->queue;
 	unsigned short bsize = config->block_size ?: CLO_SECTOR_SIZE;
-	bool partscan;
+	bool partscan, wc;
 	int err;
 
 	file = fget(config->fd);
@@ -292,8 +300,9 @@ static int clo_configure(struct clo_device *lo, fmode_t mode,
 	mapping_set_gfp_mask(file->f_mapping,
 			     lo->old_gfp_mask & ~(__GFP_IO | __GFP_FS));
 
-	blk_queue_write_cache(q, !(lo->flags & LO_FLAGS_READ_ONLY) &&
-			      file->f_op->fsync, true);
+	/* Flush and FUA both end in fsync: offer them only if it exists. */
+	wc = !(lo->flags & LO_FLAGS_READ_ONLY) && file->f_op->fsync;
+	blk_queue_write_cache(q, wc, wc);
 	blk_queue_logical_block_size(q, bsize);
 	blk_queue_physical_block_size(q, bsize);
 	blk_queue_io_min(q, bsize);

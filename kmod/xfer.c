@@ -144,9 +144,30 @@ static int clo_parse_name(const char *name, char *cipher, size_t len,
 }
 
 /**
+ * clo_loopaes_cipher() - crypto API cipher for a loop-AES cipher number
+ * @encrypt_type: lo_encrypt_type
+ *
+ * Return: the cipher name, or NULL if @encrypt_type is not one of them.
+ */
+const char *clo_loopaes_cipher(u32 encrypt_type)
+{
+	switch (encrypt_type) {
+	case CLO_CRYPT_LOOPAES_AES:
+		return "aes";
+	case CLO_CRYPT_LOOPAES_TWOFISH:
+		return "twofish";
+	case CLO_CRYPT_LOOPAES_SERPENT:
+		return "serpent";
+	case CLO_CRYPT_LOOPAES_BLOWFISH:
+		return "blowfish";
+	}
+	return NULL;
+}
+
+/**
  * clo_xfer_create() - build the transfer for a LOOP_SET_STATUS64 request
- * @encrypt_type: LO_CRYPT_CRYPTOAPI, or loop-AES's number for AES
- * @name: lo_crypt_name
+ * @encrypt_type: LO_CRYPT_CRYPTOAPI, or one of loop-AES's cipher numbers
+ * @name: lo_crypt_name (ignored with a loop-AES number)
  * @key: lo_encrypt_key
  * @key_size: lo_encrypt_key_size
  *
@@ -161,12 +182,13 @@ struct clo_xfer *clo_xfer_create(u32 encrypt_type, const char *name,
 	struct clo_xfer *x;
 	int err;
 
-	if (encrypt_type == CLO_CRYPT_LOOPAES_AES) {
+	if (clo_loopaes_cipher(encrypt_type)) {
 		/*
-		 * loop-AES's own losetup: AES with the 64-bit IV, and key
-		 * lengths that may be given in bits.
+		 * loop-AES's own losetup: the cipher is in the number, the
+		 * IV is 64-bit, and key lengths may be given in bits.
 		 */
-		strscpy(cipher, "aes", sizeof(cipher));
+		strscpy(cipher, clo_loopaes_cipher(encrypt_type),
+			sizeof(cipher));
 		iv_mode = CLO_IV_PLAIN64;
 		if (key_size == 128 || key_size == 192 || key_size == 256)
 			key_size /= 8;

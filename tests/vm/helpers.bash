@@ -43,6 +43,12 @@ clvm_teardown() {
 	rm -rf "$T"
 }
 
+# fails CMD...: succeed only if CMD fails.  Use this, not "! CMD": bash's
+# errexit ignores a negated command, so "! CMD" in a test asserts nothing.
+fails() {
+	! "$@"
+}
+
 # Load the module under test if it is not loaded yet.
 clvm_load() {
 	if [ ! -e /sys/module/cryptoloop ]; then
@@ -106,13 +112,18 @@ PY
 
 # loopaes_keyfile TXT N: N random lines of 32 base64 characters.
 loopaes_keyfile() {
-	local i
-	for i in $(seq "$2"); do
-		head -c 24 /dev/urandom | base64
-	done >"$1"
+	"$PY" -c '
+import base64, os, sys
+with open(sys.argv[1], "w") as f:
+    for _ in range(int(sys.argv[2])):
+        f.write(base64.b64encode(os.urandom(24)).decode() + "\n")
+' "$1" "$2"
 }
 
-# sector range compare: same_bytes A B SKIP_BYTES LEN_BYTES
-same_bytes() {
-	cmp -n "$4" <(tail -c +"$(($3 + 1))" "$1") <(tail -c +"$(($3 + 1))" "$2")
+# mem_used_kb: memory in use that is neither page cache nor reclaimable
+# slab, in kB; a leak of pages or unreclaimable objects shows up here.
+mem_used_kb() {
+	awk '/^(MemTotal):/ { t = $2 } /^(MemFree|Buffers|Cached|SReclaimable):/ { f += $2 }
+	     END { print t - f }' /proc/meminfo
 }
+
