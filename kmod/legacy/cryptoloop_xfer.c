@@ -14,7 +14,8 @@
  *   LO_CRYPT_CRYPTOAPI (18)  what util-linux 2.12 and our losetup send.
  *                            lo_crypt_name = "cipher[-cbc[-plain|-plain64]]"
  *                            ("aes", "aes-cbc", "twofish-cbc-plain64", ...)
- *   16                       loop-AES's number for AES: AES-CBC, 64-bit IV.
+ *   16, 3, 7, 4              loop-AES's numbers for AES, twofish, serpent
+ *                            and blowfish: CBC with the 64-bit IV, no name.
  *
  * IV of sector s (s counts 512-byte sectors from the start of the backing
  * file, plus the signed bias lo_init[0], as our 5.16+ driver does):
@@ -51,8 +52,11 @@
 #define CLX_SECTOR_SIZE		512
 #define CLX_REQ_POOL_MIN	2
 
-/* loop-AES's transfer number for AES and its multi-key ioctls. */
-#define CLX_CRYPT_LOOPAES_AES	16
+/* loop-AES's transfer numbers (its losetup's lo_encrypt_type) and ioctls. */
+#define CLX_CRYPT_LOOPAES_TWOFISH	3
+#define CLX_CRYPT_LOOPAES_BLOWFISH	4
+#define CLX_CRYPT_LOOPAES_SERPENT	7
+#define CLX_CRYPT_LOOPAES_AES		16
 #define CLX_MULTI_KEY_SETUP	0x4C4D
 #define CLX_MULTI_KEY_SETUP_V3	0x4C4E
 #define CLX_MULTI_KEYS		64
@@ -345,11 +349,32 @@ static int clx_init_cryptoapi(struct loop_device *lo,
 	return clx_setup(lo, info, cipher, iv_mode);
 }
 
-/* ->init of loop-AES's AES number: its losetup sends no cipher name. */
+/*
+ * loop-AES's own losetup names the cipher by transfer number alone; the IV
+ * is always the 64-bit one.  Its key sizes in bits (128, ...) never get
+ * here: 5.10's loop.c refuses any lo_encrypt_key_size above 32 first.
+ */
+static const struct {
+	int number;
+	const char *cipher;
+} clx_loopaes_ciphers[] = {
+	{ CLX_CRYPT_LOOPAES_AES, "aes" },
+	{ CLX_CRYPT_LOOPAES_TWOFISH, "twofish" },
+	{ CLX_CRYPT_LOOPAES_SERPENT, "serpent" },
+	{ CLX_CRYPT_LOOPAES_BLOWFISH, "blowfish" },
+};
+
+/* ->init of loop-AES's numbers. */
 static int clx_init_loopaes(struct loop_device *lo,
 			    const struct loop_info64 *info)
 {
-	return clx_setup(lo, info, "aes", CLX_IV_PLAIN64);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(clx_loopaes_ciphers); i++)
+		if (clx_loopaes_ciphers[i].number == info->lo_encrypt_type)
+			return clx_setup(lo, info, clx_loopaes_ciphers[i].cipher,
+					 CLX_IV_PLAIN64);
+	return -EINVAL;
 }
 
 /*
@@ -621,57 +646,57 @@ static int clx_ioctl(struct loop_device *lo, int cmd, unsigned long arg)
 	}
 }
 
-static struct loop_func_table clx_cryptoapi_funcs = {
-	.number = LO_CRYPT_CRYPTOAPI,
-	.transfer = clx_transfer,
-	.init = clx_init_cryptoapi,
-	.release = clx_release,
-	.ioctl = clx_ioctl,
-	.owner = THIS_MODULE,
-};
+/* One table per number; loop.c keeps a pointer to each while registered. */
+#define CLX_FUNCS(nr, initfn) {		\
+	.number = (nr),				\
+	.transfer = clx_transfer,		\
+	.init = (initfn),			\
+	.release = clx_release,			\
+	.ioctl = clx_ioctl,			\
+	.owner = THIS_MODULE,			\
+}
 
-static struct loop_func_table clx_loopaes_funcs = {
-	.number = CLX_CRYPT_LOOPAES_AES,
-	.transfer = clx_transfer,
-	.init = clx_init_loopaes,
-	.release = clx_release,
-	.ioctl = clx_ioctl,
-	.owner = THIS_MODULE,
+static struct loop_func_table clx_funcs[] = {
+	CLX_FUNCS(LO_CRYPT_CRYPTOAPI, clx_init_cryptoapi),
+	CLX_FUNCS(CLX_CRYPT_LOOPAES_AES, clx_init_loopaes),
+	CLX_FUNCS(CLX_CRYPT_LOOPAES_TWOFISH, clx_init_loopaes),
+	CLX_FUNCS(CLX_CRYPT_LOOPAES_SERPENT, clx_init_loopaes),
+	CLX_FUNCS(CLX_CRYPT_LOOPAES_BLOWFISH, clx_init_loopaes),
 };
 
 static int __init clx_module_init(void)
 {
+	unsigned int i;
 	int err;
 
-	err = loop_register_transfer(&clx_cryptoapi_funcs);
-	if (err) {
-		/* EINVAL here means the number is taken: cryptoloop.ko. */
-		pr_err("cannot register transfer %d (is cryptoloop loaded?): %d\n",
-		       LO_CRYPT_CRYPTOAPI, err);
-		return err == -EINVAL ? -EBUSY : err;
-	}
-	err = loop_register_transfer(&clx_loopaes_funcs);
-	if (err) {
-		pr_err("cannot register transfer %d: %d\n",
-		       CLX_CRYPT_LOOPAES_AES, err);
-		err = err == -EINVAL ? -EBUSY : err;
-		goto unregister_cryptoapi;
+	for (i = 0; i < ARRAY_SIZE(clx_funcs); i++) {
+		err = loop_register_transfer(&clx_funcs[i]);
+		if (err) {
+			/* EINVAL: the number is taken, e.g. by cryptoloop.ko. */
+			pr_err("cannot register transfer %d (is cryptoloop loaded?): %d\n",
+			       clx_funcs[i].number, err);
+			err = err == -EINVAL ? -EBUSY : err;
+			goto unregister_transfers;
+		}
 	}
 	return 0;
 
-unregister_cryptoapi:
-	loop_unregister_transfer(LO_CRYPT_CRYPTOAPI);
+unregister_transfers:
+	while (i--)
+		loop_unregister_transfer(clx_funcs[i].number);
 	return err;
 }
 
 static void __exit clx_module_exit(void)
 {
+	unsigned int i;
+
 	/*
 	 * No device can still use us: each one that does holds a module
 	 * reference, so the module cannot be on its way out.
 	 */
-	loop_unregister_transfer(CLX_CRYPT_LOOPAES_AES);
-	loop_unregister_transfer(LO_CRYPT_CRYPTOAPI);
+	for (i = ARRAY_SIZE(clx_funcs); i--; )
+		loop_unregister_transfer(clx_funcs[i].number);
 }
 
 module_init(clx_module_init);

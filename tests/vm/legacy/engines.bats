@@ -71,3 +71,13 @@ same_both_ways() {
 @test "loop-AES AES256 single key (SHA-512, 64-bit IV, type 16): identical to libloop's engine" {
 	same_both_ways AES256 8192 --type 16
 }
+
+@test "loop-AES twofish256/serpent256/blowfish128 (numbers 3, 7, 4): identical to libloop's engine" {
+	same_both_ways twofish256 4096 --type 3
+	same_both_ways serpent256 0 --type 7
+	same_both_ways blowfish128 4096 --type 4
+}
+
+@test "util-linux 2.12 'twofish' (CRYPTOAPI, le32 IV): identical to libloop's engine" {
+	same_both_ways twofish 0 --cipher twofish
+}
