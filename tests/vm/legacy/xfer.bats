@@ -155,9 +155,7 @@ SAMPLE="0 1 9 1000 2047"
 	write_plain "$dev"
 	"$CLCTL" detach "$dev"
 	CLX_DEVS=()
-	for s in 0 2047; do
-		check_sector "$img" $s "$T/plain" $s plain "$s" aes-128-cbc
-	done
+	check_sector "$img" 2047 "$T/plain" 2047 plain 2047 aes-128-cbc
 }
 
 @test "dm-crypt aes-cbc-plain decrypts the whole image (cryptsetup --skip = --offset)" {
@@ -295,7 +293,7 @@ SAMPLE="0 1 9 1000 2047"
 	insmod "$CLX_KO"
 }
 
-@test "load, attach 2 devices, write, detach, unload, 3 rounds: no leaked tfms or references" {
+@test "load, attach 2 devices, write, detach, unload, twice: no leaked tfms or references" {
 	local round i devs img refs0 refs
 	make_key "$T/key"
 	# Warm up: the first user instantiates the cbc(aes) template, whose
@@ -306,7 +304,7 @@ SAMPLE="0 1 9 1000 2047"
 	"$CLCTL" detach "$i"
 	CLX_DEVS=()
 	refs0=$(awk '/^name/ { n = $3 } /^refcnt/ && n == "cbc(aes)" { s += $3 } END { print s + 0 }' /proc/crypto)
-	for round in 1 2 3; do
+	for round in 1 2; do
 		clx_loaded || insmod "$CLX_KO"
 		devs=()
 		for i in 1 2; do
