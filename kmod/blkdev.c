@@ -76,10 +76,14 @@ static u64 clo_iv_sector(struct clo_device *lo, loff_t pos)
 	return (u64)(pos >> CLO_SECTOR_SHIFT) + lo->init[0];
 }
 
+/* Up to this many segments go on the stack, not through kmalloc. */
+#define CLO_STACK_BVECS		8
+
 /* Read or write a request's own pages, no transformation. */
 static int clo_rq_rw_direct(struct clo_device *lo, struct request *rq,
 			    bool write)
 {
+	struct bio_vec stack_bvec[CLO_STACK_BVECS];
 	struct req_iterator it;
 	struct bio_vec bv, *bvec;
 	unsigned int nr = 0, i = 0;
@@ -88,7 +92,11 @@ static int clo_rq_rw_direct(struct clo_device *lo, struct request *rq,
 
 	rq_for_each_bvec(bv, rq, it)
 		nr++;
-	bvec = kmalloc_array(nr, sizeof(*bvec), GFP_NOIO | __GFP_NOWARN);
+	if (nr <= CLO_STACK_BVECS)
+		bvec = stack_bvec;
+	else
+		bvec = kmalloc_array(nr, sizeof(*bvec),
+				     GFP_NOIO | __GFP_NOWARN);
 	if (!bvec) {
 		/* Short of memory: go one segment at a time instead. */
 		rq_for_each_bvec(bv, rq, it) {
@@ -102,7 +110,8 @@ static int clo_rq_rw_direct(struct clo_device *lo, struct request *rq,
 	rq_for_each_bvec(bv, rq, it)
 		bvec[i++] = bv;
 	ret = clo_backing_rw(lo, write, bvec, nr, blk_rq_bytes(rq), pos);
-	kfree(bvec);
+	if (bvec != stack_bvec)
+		kfree(bvec);
 	return ret;
 }
 

@@ -23,6 +23,7 @@
 #include <libmount.h>
 
 #include "device.h"
+#include "fstab-convert.h"
 #include "mount-opts.h"
 
 /* mount(8)'s exit codes, which callers of helpers interpret */
@@ -45,13 +46,16 @@ static void __attribute__((noreturn)) usage(int status)
 	FILE *out = status ? stderr : stdout;
 
 	fprintf(out, "Usage: %s IMAGE DIR [-sfnv] [-o OPTIONS]\n"
+		"       %s --convert-fstab [FSTAB]\n"
 		"\nMount an encrypted image (fstab type \"cryptoloop\").\n"
 		"Options: cipher= (or encryption=), keybits=, phash=, pseed=, itercountk=,\n"
 		"gpgkey=, gpghome=, loinit=, crypt_offset= (or offset=),\n"
 		"crypt_sizelimit= (or sizelimit=), engine=, keyfile=, passfd=, fstype=, ro,\n"
 		"and any option of the filesystem inside.\n"
+		"\n--convert-fstab prints the cryptoloop line for every legacy\n"
+		"\"loop,encryption=\" line, which stock mount(8) rejects.\n"
 		"\nFor more details see mount.cryptoloop(8).\n",
-		program_invocation_short_name);
+		program_invocation_short_name, program_invocation_short_name);
 	exit(status);
 }
 
@@ -61,6 +65,17 @@ static void parse_args(int argc, char **argv, struct helper_args *a)
 
 	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")))
 		usage(0);
+	if (argc > 1 && !strcmp(argv[1], "--convert-fstab")) {
+		int n = fstab_convert_file(argc > 2 ? argv[2] : NULL, stdout);
+
+		if (n < 0)
+			errx(MOUNT_EX_USAGE, "%s: cannot parse: %s",
+			     argc > 2 ? argv[2] : mnt_get_fstab_path(), strerror(-n));
+		if (n == 0)
+			fprintf(stderr, "%s: no legacy encrypted lines\n",
+				argc > 2 ? argv[2] : mnt_get_fstab_path());
+		exit(0);
+	}
 	if (argc > 1 && (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version"))) {
 		printf("%s from %s\n", program_invocation_short_name, PACKAGE_STRING);
 		exit(0);
@@ -120,8 +135,12 @@ static int mount_fs(const struct helper_args *a, const char *device,
 		err(MOUNT_EX_SYSERR, "failed to allocate a libmount context");
 	if (options)
 		opts = strdup(options);
-	/* utab then tells umount(8) to come back to umount.cryptoloop */
+	/*
+	 * utab then sends umount(8) back to umount.cryptoloop: libmount 2.38
+	 * honours helper= for root and uhelper= for users' umounts.
+	 */
 	mnt_optstr_append_option(&opts, "uhelper", "cryptoloop");
+	mnt_optstr_append_option(&opts, "helper", "cryptoloop");
 	mnt_context_disable_helpers(cxt, 1);
 	mnt_context_set_source(cxt, device);
 	mnt_context_set_target(cxt, a->target);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../mount/fstab-convert.h"
 #include "../../mount/mount-opts.h"
 #include "tap.h"
 
@@ -83,5 +84,16 @@ int main(void)
 	ok(mopt_parse(&r, "ro=1", &bad) == -EINVAL, "ro takes no value");
 	free(bad);
 	mopt_free(&r);
+	/* legacy lines: what util-linux 2.12 and loop-AES users had */
+	bad = fstab_convert_options("ext4", "loop,encryption=aes,noauto");
+	is_str(bad, "cipher=aes,noauto,fstype=ext4", "ext4 loop,encryption=aes,noauto");
+	free(bad);
+	bad = fstab_convert_options("auto", "defaults,loop=/dev/loop1,encryption=AES128,"
+				    "offset=4096,sizelimit=1048576,phash=sha256,gpgkey=/k.gpg");
+	is_str(bad, "defaults,cipher=AES128,crypt_offset=4096,crypt_sizelimit=1048576,"
+	       "phash=sha256,gpgkey=/k.gpg", "loop-AES line, fstype left to detection");
+	free(bad);
+	ok(fstab_convert_options("ext4", "loop,offset=512") == NULL,
+	   "a plain loop line is not converted");
 	return tap_done();
 }
