@@ -33,6 +33,7 @@ enum loop_engine_kind {
 	LOOP_ENGINE_AUTO = 0,	/* the best one available */
 	LOOP_ENGINE_FUSE,
 	LOOP_ENGINE_KMOD,
+	LOOP_ENGINE_XFER,	/* <= 5.15: stock loop.ko + cryptoloop_xfer */
 };
 
 /* "auto", "fuse", "kmod"; parse returns -EINVAL for anything else. */

@@ -101,7 +101,7 @@ struct loopdev_config {
 	const char *crypt_name;
 	const unsigned char *key;
 	uint32_t key_size;
-	uint32_t init[2];
+	uint64_t init[2];		/* lo_init; engines read [0] as a signed IV bias */
 	/* name recorded in lo_file_name when backing_fd is used */
 	const char *file_name;
 };

@@ -53,7 +53,7 @@ static int set_multi_key(struct loopdev *ld, const struct loop_key *key)
 }
 
 int loop_kmod_attach(struct loopdev *ld, const struct loop_engine_config *cfg,
-		     struct loop_state *st)
+		     struct loop_state *st, int stock_loop)
 {
 	struct loopdev_config lc;
 	char dir[PATH_MAX];
@@ -79,18 +79,15 @@ int loop_kmod_attach(struct loopdev *ld, const struct loop_engine_config *cfg,
 	/* the module counts IV sectors from the start of the backing file
 	 * and adds lo_init[0] as a signed bias (kmod/ioctl.c) */
 	bias = (int64_t)cfg->iv_offset - (int64_t)(cfg->offset / LOOP_SECTOR_SIZE);
-	/* struct loopdev_config carries lo_init as 32 bits: a negative or
-	 * huge bias would arrive as another number */
-	if (bias < 0 || bias > UINT32_MAX)
-		return -EOPNOTSUPP;
-	lc.init[0] = (uint32_t)bias;
+	lc.init[0] = (uint64_t)bias;	/* two's complement: the module reads it signed */
 	lc.init[1] = 0;
 
 	if (loopdev_get_path(ld)) {
 		loopdev_ctl_add(ld);
 		rc = loopdev_attach(ld, &lc, NULL);
 	} else {
-		rc = loopdev_attach_free(ld, LOOPDEV_KIND_CRYPTOLOOP, &lc, NULL);
+		rc = loopdev_attach_free(ld, stock_loop ? LOOPDEV_KIND_LOOP :
+				 LOOPDEV_KIND_CRYPTOLOOP, &lc, NULL);
 	}
 	if (rc)
 		return rc;
@@ -104,7 +101,8 @@ int loop_kmod_attach(struct loopdev *ld, const struct loop_engine_config *cfg,
 	snprintf(st->device, sizeof(st->device), "%s", loopdev_get_path(ld));
 	st->pid = 0;
 	st->mount[0] = '\0';
-	snprintf(st->id, sizeof(st->id), "kmod.%s", strrchr(st->device, '/') + 1);
+	snprintf(st->id, sizeof(st->id), "%s.%s", stock_loop ? "xfer" : "kmod",
+		 strrchr(st->device, '/') + 1);
 	/* the record lets listings show the cipher and key size */
 	snprintf(dir, sizeof(dir), "%s/%s", LOOP_STATE_DIR, st->id);
 	if ((mkdir(LOOP_STATE_DIR, 0700) < 0 && errno != EEXIST) ||

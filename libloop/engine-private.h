@@ -31,7 +31,8 @@ void loop_fuse_unmount(const char *mnt);
 const char *loop_fuse_daemon_path(const char *path);
 
 /* engine-kmod.c */
+/* @stock_loop: the xfer engine, /dev/loopN with cryptoloop_xfer (<= 5.15) */
 int loop_kmod_attach(struct loopdev *ld, const struct loop_engine_config *cfg,
-		     struct loop_state *st);
+		     struct loop_state *st, int stock_loop);
 
 #endif

@@ -25,6 +25,7 @@ static const char *const engine_names[] = {
 	[LOOP_ENGINE_AUTO] = "auto",
 	[LOOP_ENGINE_FUSE] = "fuse",
 	[LOOP_ENGINE_KMOD] = "kmod",
+	[LOOP_ENGINE_XFER] = "xfer",
 };
 
 LIBLOOP_EXPORT const char *loop_engine_name(enum loop_engine_kind kind)
@@ -57,6 +58,9 @@ LIBLOOP_EXPORT int loop_engine_available(enum loop_engine_kind kind, const char 
 	switch (kind) {
 	case LOOP_ENGINE_KMOD:
 		return access(loopdev_kind_control(LOOPDEV_KIND_CRYPTOLOOP), F_OK) == 0;
+	case LOOP_ENGINE_XFER:
+		/* the transfer module only loads on kernels with loop transfers */
+		return access("/sys/module/cryptoloop_xfer", F_OK) == 0;
 	case LOOP_ENGINE_FUSE:
 		return access("/dev/fuse", R_OK | W_OK) == 0 &&
 		       access(loop_fuse_daemon_path(fuse_daemon), X_OK) == 0;
@@ -73,6 +77,9 @@ LIBLOOP_EXPORT int loop_engine_choose(const struct loop_cipher_spec *spec,
 	if (spec && key && loop_key_size(key) <= LO_KEY_SIZE &&
 	    loop_engine_available(LOOP_ENGINE_KMOD, NULL))
 		return LOOP_ENGINE_KMOD;
+	if (spec && key && loop_key_size(key) <= LO_KEY_SIZE &&
+	    loop_engine_available(LOOP_ENGINE_XFER, NULL))
+		return LOOP_ENGINE_XFER;
 	if (loop_engine_available(LOOP_ENGINE_FUSE, fuse_daemon))
 		return LOOP_ENGINE_FUSE;
 	return -ENODEV;
@@ -188,8 +195,8 @@ LIBLOOP_EXPORT int loop_engine_attach(struct loopdev *ld, const struct loop_engi
 	}
 	loop_boot_id(st->boot_id, sizeof(st->boot_id));
 
-	if (kind == LOOP_ENGINE_KMOD) {
-		rc = loop_kmod_attach(ld, cfg, st);
+	if (kind == LOOP_ENGINE_KMOD || kind == LOOP_ENGINE_XFER) {
+		rc = loop_kmod_attach(ld, cfg, st, kind == LOOP_ENGINE_XFER);
 		if (rc)
 			*errpos = LOOP_ERR_DEVICE;
 	} else {
