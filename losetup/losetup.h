@@ -129,6 +129,9 @@ bool crypt_requested(const struct crypt_opts *k);
 int create_encrypted(struct loopdev *ld, const struct create_opts *c,
 		     const struct crypt_opts *k);
 int list_ciphers(void);
+/* fstab.c: re-run with the options of the fstab line with loop=@device */
+void setup_from_fstab(const char *device, int argc, char **argv)
+	__attribute__((noreturn));
 /* Remove records of encrypted devices that are gone (before listing). */
 void crypt_gc(void);
 /* The record of an encrypted device, or NULL (static storage). */

@@ -33,6 +33,7 @@ struct cmdline {
 	const char *file;	/* -j FILE */
 	struct crypt_opts crypt;
 	bool list_ciphers;
+	bool from_fstab;	/* -F */
 };
 
 static void __attribute__((noreturn)) usage(void)
@@ -267,6 +268,9 @@ static void parse_options(int argc, char **argv, struct cmdline *cl, struct loop
 		case OPT_FORCE:
 			cl->crypt.force = true;
 			break;
+		case 'F':
+			cl->from_fstab = true;
+			break;
 		case OPT_LIST_CIPHERS:
 			cl->list_ciphers = true;
 			break;
@@ -287,6 +291,15 @@ static void resolve_action(int argc, char **argv, struct cmdline *cl, struct loo
 	if (cl->list_ciphers) {
 		cl->act = A_LIST_CIPHERS;
 		return;
+	}
+	if (cl->from_fstab) {
+		if (optind + 1 != argc)
+			errx(EXIT_FAILURE, "-F takes exactly one loop device");
+#ifdef HAVE_LIBMOUNT
+		setup_from_fstab(argv[optind], argc, argv);
+#else
+		errx(EXIT_FAILURE, "-F needs libmount, which this losetup was built without");
+#endif
 	}
 	if (argc == 1) {
 		cl->act = A_SHOW;
