@@ -43,22 +43,23 @@ LIBLOOP_EXPORT int loopdev_find_free(struct loopdev *ld, enum loopdev_kind kind)
 	return nr;
 }
 
-LIBLOOP_EXPORT int loopdev_ctl_add(struct loopdev *ld)
+/* LOOP_CTL_ADD or _REMOVE for the bound device's number. */
+static int ctl_for_device(struct loopdev *ld, unsigned long req)
 {
 	int nr = loopdev_get_number(ld);
 
 	if (nr < 0)
 		return nr;
-	nr = control_ioctl(ld->kind, LOOP_CTL_ADD, nr);
+	nr = control_ioctl(ld->kind, req, nr);
 	return nr < 0 ? nr : 0;
+}
+
+LIBLOOP_EXPORT int loopdev_ctl_add(struct loopdev *ld)
+{
+	return ctl_for_device(ld, LOOP_CTL_ADD);
 }
 
 LIBLOOP_EXPORT int loopdev_ctl_remove(struct loopdev *ld)
 {
-	int nr = loopdev_get_number(ld);
-
-	if (nr < 0)
-		return nr;
-	nr = control_ioctl(ld->kind, LOOP_CTL_REMOVE, nr);
-	return nr < 0 ? nr : 0;
+	return ctl_for_device(ld, LOOP_CTL_REMOVE);
 }
