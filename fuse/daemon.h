@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* cryptoloop-fuse: state shared by the daemon's main and its FUSE ops. */
+#ifndef CRYPTOLOOP_FUSE_DAEMON_H
+#define CRYPTOLOOP_FUSE_DAEMON_H
+
+/* 3.12: fuse_session_loop_mt() takes the v2 loop config we build (with
+ * 3.5, the same call reads it as the old v1 struct and the thread pool
+ * churns: a new thread per request) */
+#define FUSE_USE_VERSION 312
+
+#include <fuse_lowlevel.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "libloop.h"
+
+/* The one file in the mount, and the largest request we negotiate. */
+#define CLF_FILE_NAME	"data"
+#define CLF_ROOT_INO	1
+#define CLF_FILE_INO	2
+#define CLF_MAX_IO	(1u << 20)
+
+struct clf {
+	int img_fd;
+	uint64_t offset;		/* where the device's data starts in the image */
+	uint64_t size;			/* bytes exposed, a multiple of 512 */
+	bool read_only;
+	struct loop_xfer *xfer;		/* NULL: passthrough */
+	struct fuse_session *se;
+	atomic_int opens;		/* open FUSE files; the loop device holds one */
+	atomic_bool opened;		/* the loop device (or anyone) has opened it */
+	pthread_mutex_t rmw_lock;	/* serialises partial-sector writes */
+	/* a helper thread shares the cipher work of big requests */
+	struct clf_helper *helper;
+};
+
+/* ops.c */
+extern const struct fuse_lowlevel_ops clf_ops;
+
+/* io.c: read and decrypt (@write false) or encrypt and write whole
+ * sectors [@pos, @pos + @len) of the device through @buf, which is
+ * scratch afterwards when writing; big ranges use both cores.
+ * Returns 0 or -errno of the image's I/O. */
+int clf_io(struct clf *c, bool write, char *buf, uint64_t pos, size_t len);
+int clf_helper_start(struct clf *c);
+void clf_helper_stop(struct clf *c);
+
+#endif

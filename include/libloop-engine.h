@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libloop-engine.h - encrypted devices: engines and their state.
+ *
+ * Included from <libloop.h>; do not include directly.
+ *
+ * An engine turns (image, range, cipher, key) into a block device:
+ *  - "fuse": the cryptoloop-fuse daemon serves the decrypted image as one
+ *    file in a private FUSE mount, and a kernel loop device sits on it;
+ *  - "kmod": the cryptoloop kernel module's /dev/cryptoloopN, configured
+ *    through the loop ABI's encryption fields.
+ * What was attached is recorded under LOOP_STATE_DIR (one directory per
+ * device) so that any later process can list and detach it.
+ *
+ * Every function returns 0 or -errno, and prints nothing.
+ */
+#ifndef LIBLOOP_ENGINE_H
+#define LIBLOOP_ENGINE_H
+
+#include <limits.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct loopdev;
+
+#define LOOP_STATE_DIR "/run/cryptoloop"
+
+enum loop_engine_kind {
+	LOOP_ENGINE_AUTO = 0,	/* the best one available */
+	LOOP_ENGINE_FUSE,
+	LOOP_ENGINE_KMOD,
+	LOOP_ENGINE_XFER,	/* <= 5.15: stock loop.ko + cryptoloop_xfer */
+};
+
+/* "auto", "fuse", "kmod"; parse returns -EINVAL for anything else. */
+const char *loop_engine_name(enum loop_engine_kind kind);
+int loop_engine_parse(const char *name, enum loop_engine_kind *kind);
+
+/*
+ * 1 when @kind can run here (kmod: /dev/cryptoloop-control exists;
+ * fuse: /dev/fuse and the daemon exist), 0 when not.
+ */
+int loop_engine_available(enum loop_engine_kind kind, const char *fuse_daemon);
+
+/*
+ * The engine "auto" picks: kmod when it is available (and the keys are at
+ * most 32 bytes each, as the loop ABI allows), else fuse.
+ * Returns the kind, or -ENODEV when none can run.
+ */
+int loop_engine_choose(const struct loop_cipher_spec *spec, const struct loop_key *key,
+		       const char *fuse_daemon);
+
+struct loop_engine_config {
+	const char *image;		/* the encrypted image (file or block device) */
+	uint64_t offset;		/* bytes; a multiple of 512 */
+	uint64_t sizelimit;		/* 0: to the end of the image */
+	uint32_t lo_flags;		/* LO_FLAGS_READ_ONLY, _PARTSCAN, _DIRECT_IO */
+	uint32_t block_size;		/* logical block size, 0: 512 */
+	const struct loop_cipher_spec *spec;	/* NULL with key NULL: passthrough (fuse) */
+	const struct loop_key *key;
+	uint64_t iv_offset;		/* see loop_xfer_iv_offset() */
+	int force;			/* attach even if the image is in use read-write */
+	enum loop_engine_kind engine;	/* AUTO resolves with loop_engine_choose() */
+	const char *fuse_daemon;	/* NULL: LIBEXECDIR/cryptoloop-fuse */
+};
+
+/*
+ * One attached encrypted device, as recorded in LOOP_STATE_DIR/<id>/state.
+ */
+struct loop_state {
+	char id[64];			/* directory name under LOOP_STATE_DIR */
+	char device[64];		/* /dev/loopN or /dev/cryptoloopN */
+	char image[PATH_MAX];		/* canonical path of the real image */
+	dev_t image_dev;
+	ino_t image_ino;
+	uint64_t offset;		/* as the user gave them */
+	uint64_t sizelimit;
+	char cipher[32];		/* spec name, "" for passthrough */
+	unsigned int key_bits;
+	unsigned int key_count;		/* 1, 64, 65; 0 for passthrough */
+	int encrypt_type;		/* lo_encrypt_type of the old tools */
+	enum loop_engine_kind engine;
+	int read_only;
+	pid_t pid;			/* the fuse daemon, 0 for kmod */
+	unsigned long long pid_start;	/* its start time, against pid reuse */
+	char mount[PATH_MAX];		/* the FUSE mount point, "" for kmod */
+	dev_t fuse_dev;			/* the served file's identity, which */
+	ino_t fuse_ino;			/* survives a lazy unmount of its path */
+	char boot_id[40];
+};
+
+/*
+ * Attach an encrypted image. @ld bound to a device: use that one; unbound:
+ * take the first free one (and @ld is bound to it on success). @st (may
+ * be NULL) receives the recorded state.
+ * Returns 0; -EBUSY when the image is already attached read-write (or
+ * read-only while this one is read-write) and !force; -ENOENT missing
+ * image or daemon; -ERANGE image not larger than the offset; -ENODEV no
+ * engine; -EOPNOTSUPP a key the engine cannot take; -errno otherwise.
+ * On failure nothing stays attached, mounted or running.
+ * *@errpos (may be NULL) tells whose fault a failure is: LOOP_ERR_IMAGE,
+ * LOOP_ERR_DEVICE or LOOP_ERR_DAEMON.
+ */
+enum loop_err_object { LOOP_ERR_NONE = 0, LOOP_ERR_IMAGE, LOOP_ERR_DEVICE, LOOP_ERR_DAEMON };
+int loop_engine_attach(struct loopdev *ld, const struct loop_engine_config *cfg,
+		       struct loop_state *st, enum loop_err_object *errpos);
+
+/*
+ * Detach the device @ld is bound to, when it is an encrypted one we
+ * recorded: the loop device first, then the daemon, then the FUSE mount,
+ * in that order (the other order fails with EBUSY), then the record.
+ * A dead daemon is fine. When the device is busy the kernel defers the
+ * detach (autoclear) and the daemon exits by itself later.
+ * Returns 0, -ENOENT when the device has no record (the caller then
+ * detaches it like any loop device), or -errno of LOOP_CLR_FD.
+ */
+int loop_engine_detach(struct loopdev *ld);
+
+/*
+ * Look up the record of the device @ld is bound to. Stale records (the
+ * device now holds something else, the daemon and its device are gone,
+ * another boot) are removed on the way. Returns 0, -ENOENT.
+ */
+int loop_state_lookup(struct loopdev *ld, struct loop_state *st);
+
+/*
+ * 1 when the record's daemon is alive (kmod: always), 0 when not.
+ */
+int loop_state_daemon_alive(const struct loop_state *st);
+
+/*
+ * Call @fn for each valid record (stale ones are removed). Stops at
+ * the first non-zero return and returns it; 0 otherwise.
+ */
+int loop_state_foreach(int (*fn)(const struct loop_state *st, void *data), void *data);
+
+/* Remove stale records. Returns the number removed, or -errno. */
+int loop_state_gc(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBLOOP_ENGINE_H */

@@ -1,0 +1,86 @@
+/*
+ * crypto-internal.h - shared between the files of libloop/crypto only.
+ */
+#ifndef LIBLOOP_CRYPTO_INTERNAL_H
+#define LIBLOOP_CRYPTO_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "libloop-crypto.h"
+
+/* libloop is built with -fvisibility=hidden; public API is marked. */
+#ifndef LIBLOOP_EXPORT
+#define LIBLOOP_EXPORT __attribute__((visibility("default")))
+#endif
+
+#define LOOP_MULTIKEY_V2 64
+#define LOOP_MULTIKEY_V3 65
+
+/* cipher-spec.c: libgcrypt algorithm id for alg + key size, or -ENOTSUP. */
+int loop_gcry_cipher_algo(enum loop_cipher_alg alg, unsigned int key_bytes);
+
+/* key.c: allocate an uninitialised key set / write access to key i. */
+int loop_key_alloc(struct loop_key **key, unsigned int count, unsigned int key_bytes);
+uint8_t *loop_key_data_mut(struct loop_key *key, unsigned int i);
+
+/* pass.c: multi-line read of a whole stream (gpg output); drains the
+ * rest of the stream. */
+int loop_pass_read_fd_multi_drain(struct loop_pass **pass, int fd);
+
+/* secure-mem.c: page-granular mmap'd, mlock'd, MADV_DONTDUMP memory,
+ * wiped and unmapped on free.  NULL on failure (errno set). */
+void *loop_secure_alloc(size_t size);
+void loop_secure_free(void *p, size_t size);
+
+/* gcrypt-init.c: make libgcrypt usable if the application has not. */
+int loop_gcrypt_init(void);
+/* GCRY_CIPHER_SECURE if libgcrypt's secure memory is ours to use, else 0. */
+unsigned int loop_gcry_cipher_flags(void);
+
+/* hash.c: one-shot digest into out (out_len <= digest size); gcrypt algo id. */
+int loop_hash_buffer(int gcry_algo, const void *in, size_t len,
+		     uint8_t *out, size_t out_len);
+
+/* md5-iv.c: the loop-AES multi-key IV (dm-crypt lmk). */
+void loop_md5_init_state(uint32_t state[4]);
+void loop_md5_compress(uint32_t state[4], const uint8_t block[64]);
+void loop_lmk_iv(uint8_t iv[16], const uint32_t seed_state[4],
+		 const uint8_t *plain_sector, uint64_t iv_sector);
+
+/* md5-x8.c: eight lmk IVs at once (AVX2); same results as loop_lmk_iv(). */
+int loop_md5_x8_available(void);
+void loop_lmk_iv_x8(uint8_t iv[8][16], const uint32_t seed_state[4],
+		    const uint8_t *const plain[8], const uint64_t iv_sector[8]);
+
+/* aesni-cbc.c */
+struct loop_aesni_key {
+	uint8_t enc[15][16];
+	uint8_t dec[15][16];
+	int rounds;
+} __attribute__((aligned(16)));
+
+int loop_aesni_available(void);
+/* key_len 16, 24 or 32 */
+void loop_aesni_expand_key(struct loop_aesni_key *k, const uint8_t *key,
+			   size_t key_len);
+/* CBC-encrypt n (1..8) independent 512-byte sectors, interleaved.
+ * keys[i], iv[i], src[i], dst[i] per lane; dst[i] may equal src[i]. */
+void loop_aesni_cbc_encrypt_sectors(const struct loop_aesni_key *const *keys,
+				    const uint8_t (*iv)[16],
+				    uint8_t *const *dst,
+				    const uint8_t *const *src, unsigned int n);
+/* CBC-decrypt one 512-byte sector; dst may equal src.  Dispatches to
+ * the VAES (ymm) or the 8-way xmm version; both exported for tests. */
+void loop_aesni_cbc_decrypt_sector(const struct loop_aesni_key *k,
+				   const uint8_t iv[16], uint8_t *dst,
+				   const uint8_t *src);
+void loop_aesni_cbc_decrypt_sector_x8(const struct loop_aesni_key *k,
+				      const uint8_t iv[16], uint8_t *dst,
+				      const uint8_t *src);
+void loop_aesni_cbc_decrypt_sector_vaes(const struct loop_aesni_key *k,
+					const uint8_t iv[16], uint8_t *dst,
+					const uint8_t *src);
+int loop_aesni_vaes_available(void);
+
+#endif

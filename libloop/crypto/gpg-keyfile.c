@@ -1,0 +1,181 @@
+/*
+ * gpg-keyfile.c - loop-AES gpg-encrypted key files (`-K file`).
+ *
+ * Same protocol as loop-AES losetup and aespipe: gpg decrypts the key file
+ * (on its stdin) with the passphrase we hand it on a separate descriptor,
+ * and we read its stdout with the multi-line rule.  The passphrase goes
+ * over a socketpair so that send(MSG_NOSIGNAL) can be used: a library must
+ * not touch the process's SIGPIPE disposition.  Nothing decrypted is ever
+ * written to a file, and no secret is in argv or the environment.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include "crypto-internal.h"
+
+extern char **environ;
+
+/* Fixed target descriptors in the child. */
+#define CHILD_PASS_FD  3
+#define CHILD_PASS_FD_STR "3"
+
+static int send_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static const char *find_gpg(const char *gpg_program)
+{
+	static const char *const candidates[] = {
+		"/usr/bin/gpg", "/bin/gpg", "/usr/local/bin/gpg", NULL
+	};
+	int i;
+
+	if (gpg_program)
+		return access(gpg_program, X_OK) == 0 ? gpg_program : NULL;
+	for (i = 0; candidates[i]; i++)
+		if (access(candidates[i], X_OK) == 0)
+			return candidates[i];
+	return NULL;
+}
+
+/* Move fd above the range 0..3 so dup2() in the child cannot clobber it. */
+static int high_fd(int fd)
+{
+	int h = fcntl(fd, F_DUPFD_CLOEXEC, 10);
+	int e = errno;
+
+	close(fd);
+	errno = e;
+	return h;
+}
+
+LIBLOOP_EXPORT int loop_pass_from_gpg(struct loop_pass **pass, const char *keyfile,
+		       const char *gpg_homedir, const char *gpg_program,
+		       const struct loop_pass *gpg_pass)
+{
+	const char *argv[16], *gpg, *line;
+	int keyfd = -1, nullfd = -1, out[2] = { -1, -1 }, sp[2] = { -1, -1 };
+	struct loop_pass *result = NULL;
+	size_t len;
+	pid_t pid;
+	int r, status, i = 0;
+
+	if (!pass || !keyfile || !gpg_pass)
+		return -EINVAL;
+	*pass = NULL;
+	line = loop_pass_line(gpg_pass, 0, &len);
+	if (!line)
+		return -EINVAL;
+	gpg = find_gpg(gpg_program);
+	if (!gpg)
+		return -ENOENT;
+
+	argv[i++] = "gpg";
+	if (gpg_homedir) {
+		argv[i++] = "--homedir";
+		argv[i++] = gpg_homedir;
+	}
+	argv[i++] = "--no-options";
+	argv[i++] = "--quiet";
+	argv[i++] = "--batch";
+	argv[i++] = "--no-tty";
+	/* gpg >= 2.1 only honours --passphrase-fd with loopback pinentry */
+	argv[i++] = "--pinentry-mode";
+	argv[i++] = "loopback";
+	argv[i++] = "--passphrase-fd";
+	argv[i++] = CHILD_PASS_FD_STR;
+	argv[i++] = "--decrypt";
+	argv[i] = NULL;
+
+	keyfd = open(keyfile, O_RDONLY | O_CLOEXEC);
+	if (keyfd < 0)
+		return -errno;
+	nullfd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (nullfd < 0 || pipe2(out, O_CLOEXEC) < 0 ||
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0) {
+		r = -errno;
+		goto out;
+	}
+	keyfd = high_fd(keyfd);
+	nullfd = high_fd(nullfd);
+	out[1] = high_fd(out[1]);
+	sp[1] = high_fd(sp[1]);
+	if (keyfd < 0 || nullfd < 0 || out[1] < 0 || sp[1] < 0) {
+		r = -EMFILE;
+		goto out;
+	}
+
+	pid = fork();
+	if (pid < 0) {
+		r = -errno;
+		goto out;
+	}
+	if (pid == 0) {
+		/* Only async-signal-safe calls from here on. */
+		if (dup2(keyfd, 0) < 0 || dup2(out[1], 1) < 0 ||
+		    dup2(nullfd, 2) < 0 || dup2(sp[1], CHILD_PASS_FD) < 0)
+			_exit(127);
+		execve(gpg, (char *const *)argv, environ);
+		_exit(127);
+	}
+	close(keyfd);
+	keyfd = -1;
+	close(out[1]);
+	out[1] = -1;
+	close(sp[1]);
+	sp[1] = -1;
+
+	r = send_all(sp[0], line, len);
+	if (!r)
+		r = send_all(sp[0], "\n", 1);
+	/* gpg may already have died (not a gpg file); its status tells. */
+	shutdown(sp[0], SHUT_WR);
+
+	i = loop_pass_read_fd_multi_drain(&result, out[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (i < 0) {
+		r = i;
+		goto out;
+	}
+	line = loop_pass_line(result, 0, &len);
+	if (!len) {
+		/* Nothing came out: wrong passphrase, not encrypted, or empty. */
+		r = (WIFEXITED(status) && WEXITSTATUS(status) == 127) ? -ENOENT :
+		    (!WIFEXITED(status) || WEXITSTATUS(status)) ? -EKEYREJECTED : -EBADMSG;
+		goto out;
+	}
+	*pass = result;
+	result = NULL;
+	r = 0;
+out:
+	loop_pass_free(result);
+	if (keyfd >= 0) close(keyfd);
+	if (nullfd >= 0) close(nullfd);
+	if (out[0] >= 0) close(out[0]);
+	if (out[1] >= 0) close(out[1]);
+	if (sp[0] >= 0) close(sp[0]);
+	if (sp[1] >= 0) close(sp[1]);
+	return r;
+}

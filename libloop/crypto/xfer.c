@@ -1,0 +1,401 @@
+/*
+ * xfer.c - the sector transfer engine: encrypt/decrypt runs of 512-byte
+ * sectors in every on-disk format of DESIGN.md.
+ *
+ * Two back ends:
+ *  - AES with AES-NI: our interleaved CBC (aesni-cbc.c); key schedules
+ *    are computed once and only read afterwards, so any number of threads
+ *    can share the context without locking.
+ *  - everything else: libgcrypt.  A gcrypt handle carries a mutable IV,
+ *    so each call borrows a handle set from a mutex-protected pool and
+ *    gives it back; the pool grows to the number of concurrent callers.
+ *
+ * The context itself (and the AES schedules in it) sits in locked memory.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <gcrypt.h>
+
+#include "crypto-internal.h"
+
+enum iv_kind { IV_PLAIN32, IV_PLAIN64, IV_LMK };
+
+struct handle_set {
+	struct handle_set *next;
+	unsigned int n;
+	gcry_cipher_hd_t hd[];
+};
+
+struct loop_xfer {
+	size_t alloc_size;
+	enum iv_kind iv_kind;
+	unsigned int nkeys;          /* cipher keys: 1 or 64 */
+	unsigned int key_bytes;
+	unsigned int block_bytes;
+	uint64_t iv_offset;
+	int use_aesni;
+	int md5_x8;                  /* AVX2 lmk IVs, 8 sectors at a time */
+	int gcry_algo;
+	uint32_t lmk_seed[4];        /* MD5 state the lmk IV starts from */
+	pthread_mutex_t pool_lock;
+	struct handle_set *pool;
+	uint8_t *raw_keys;           /* nkeys * key_bytes, for new handles */
+	struct loop_aesni_key *aes;  /* nkeys schedules, 16-byte aligned */
+};
+
+LIBLOOP_EXPORT uint64_t loop_xfer_iv_offset(uint64_t offset_bytes, int64_t override)
+{
+	/* kernel loop.c: IV = (byte position in the backing file) >> 9 */
+	return override >= 0 ? (uint64_t)override : offset_bytes >> 9;
+}
+
+static void free_handle_set(struct handle_set *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->n; i++)
+		gcry_cipher_close(s->hd[i]);   /* wipes the key schedule */
+	free(s);
+}
+
+static struct handle_set *new_handle_set(const struct loop_xfer *x)
+{
+	struct handle_set *s;
+	unsigned int i;
+
+	s = calloc(1, sizeof(*s) + x->nkeys * sizeof(gcry_cipher_hd_t));
+	if (!s)
+		return NULL;
+	for (i = 0; i < x->nkeys; i++) {
+		if (gcry_cipher_open(&s->hd[i], x->gcry_algo, GCRY_CIPHER_MODE_CBC,
+				     loop_gcry_cipher_flags()))
+			goto fail;
+		s->n = i + 1;
+		if (gcry_cipher_setkey(s->hd[i], x->raw_keys + (size_t)i * x->key_bytes,
+				       x->key_bytes))
+			goto fail;
+	}
+	return s;
+fail:
+	free_handle_set(s);
+	return NULL;
+}
+
+static struct handle_set *get_handles(struct loop_xfer *x)
+{
+	struct handle_set *s;
+
+	pthread_mutex_lock(&x->pool_lock);
+	s = x->pool;
+	if (s)
+		x->pool = s->next;
+	pthread_mutex_unlock(&x->pool_lock);
+	return s ? s : new_handle_set(x);
+}
+
+static void put_handles(struct loop_xfer *x, struct handle_set *s)
+{
+	pthread_mutex_lock(&x->pool_lock);
+	s->next = x->pool;
+	x->pool = s;
+	pthread_mutex_unlock(&x->pool_lock);
+}
+
+static void sector_iv(const struct loop_xfer *x, uint8_t iv[16], uint64_t ivsec)
+{
+	int i;
+
+	memset(iv, 0, 16);
+	/* plain: the kernel cryptoloop IV was a u32 - it wraps at 2 TiB */
+	if (x->iv_kind == IV_PLAIN32)
+		ivsec &= 0xFFFFFFFFu;
+	for (i = 0; i < 8; i++)
+		iv[i] = (uint8_t)(ivsec >> (8 * i));
+}
+
+static unsigned int key_index(const struct loop_xfer *x, uint64_t ivsec)
+{
+	return x->nkeys == 1 ? 0 : (unsigned int)(ivsec & 63);
+}
+
+LIBLOOP_EXPORT int loop_xfer_new(struct loop_xfer **xfer, const struct loop_cipher_spec *spec,
+		  const struct loop_key *key, uint64_t iv_offset)
+{
+	struct loop_xfer *x;
+	unsigned int count, ksize, nkeys, i;
+	size_t size, aes_off;
+	int algo, r;
+
+	if (!xfer || !spec || !key)
+		return -EINVAL;
+	*xfer = NULL;
+	r = loop_gcrypt_init();
+	if (r < 0)
+		return r;
+	count = loop_key_count(key);
+	ksize = loop_key_size(key);
+	algo = loop_gcry_cipher_algo(spec->alg, ksize);
+	if (algo < 0)
+		return algo;
+	if (count != 1 && (spec->format != LOOP_FORMAT_LOOPAES ||
+			   spec->block_bytes != 16))
+		return -EINVAL;
+	if (count != 1 && count != LOOP_MULTIKEY_V2 && count != LOOP_MULTIKEY_V3)
+		return -EINVAL;
+	nkeys = count == 1 ? 1 : 64;
+
+	aes_off = (sizeof(*x) + 63) & ~(size_t)63;
+	size = aes_off + nkeys * sizeof(struct loop_aesni_key) + (size_t)nkeys * ksize;
+	x = loop_secure_alloc(size);
+	if (!x)
+		return -ENOMEM;
+	x->alloc_size = size;
+	x->aes = (struct loop_aesni_key *)((uint8_t *)x + aes_off);
+	x->raw_keys = (uint8_t *)(x->aes + nkeys);
+	x->nkeys = nkeys;
+	x->key_bytes = ksize;
+	x->block_bytes = spec->block_bytes;
+	x->iv_offset = iv_offset;
+	x->gcry_algo = algo;
+	pthread_mutex_init(&x->pool_lock, NULL);
+
+	switch (spec->format) {
+	case LOOP_FORMAT_CRYPTOLOOP: x->iv_kind = IV_PLAIN32; break;
+	case LOOP_FORMAT_PLAIN64:    x->iv_kind = IV_PLAIN64; break;
+	case LOOP_FORMAT_LOOPAES:
+		x->iv_kind = count == 1 ? IV_PLAIN64 : IV_LMK;
+		break;
+	default:
+		loop_xfer_free(x);
+		return -EINVAL;
+	}
+	for (i = 0; i < nkeys; i++)
+		memcpy(x->raw_keys + (size_t)i * ksize, loop_key_data(key, i), ksize);
+
+	if (x->iv_kind == IV_LMK) {
+		loop_md5_init_state(x->lmk_seed);
+		if (count == LOOP_MULTIKEY_V3) {
+			/* v3: MD5 state advanced over key 65's first 128 bits
+			 * padded with zeros to one 64-byte block. */
+			uint8_t blk[64] = { 0 };
+
+			memcpy(blk, loop_key_data(key, 64), ksize < 16 ? ksize : 16);
+			loop_md5_compress(x->lmk_seed, blk);
+			explicit_bzero(blk, sizeof(blk));
+		}
+	}
+
+	x->md5_x8 = x->iv_kind == IV_LMK && loop_md5_x8_available();
+	x->use_aesni = spec->alg == LOOP_CIPHER_AES && loop_aesni_available() &&
+		       !getenv("LIBLOOP_CRYPTO_NO_AESNI");
+	if (x->use_aesni) {
+		for (i = 0; i < nkeys; i++)
+			loop_aesni_expand_key(&x->aes[i], x->raw_keys + (size_t)i * ksize, ksize);
+	} else {
+		/* Fail now, not on the first I/O, if the key is unusable. */
+		struct handle_set *s = new_handle_set(x);
+
+		if (!s) {
+			loop_xfer_free(x);
+			return -ENOMEM;
+		}
+		put_handles(x, s);
+	}
+	*xfer = x;
+	return 0;
+}
+
+LIBLOOP_EXPORT const char *loop_xfer_engine_name(const struct loop_xfer *x)
+{
+	if (!x || !x->use_aesni)
+		return "libgcrypt";
+	return loop_aesni_vaes_available() ? "aesni-8way+vaes" : "aesni-8way";
+}
+
+LIBLOOP_EXPORT void loop_xfer_free(struct loop_xfer *x)
+{
+	struct handle_set *s;
+
+	if (!x)
+		return;
+	while ((s = x->pool) != NULL) {
+		x->pool = s->next;
+		free_handle_set(s);
+	}
+	pthread_mutex_destroy(&x->pool_lock);
+	loop_secure_free(x, x->alloc_size);
+}
+
+/* ---- AES-NI back end ------------------------------------------------ */
+
+static void aesni_encrypt(struct loop_xfer *x, uint64_t sector, uint8_t *dst,
+			  const uint8_t *src, size_t n)
+{
+	const struct loop_aesni_key *keys[8];
+	uint8_t iv[8][16] __attribute__((aligned(16)));
+	uint8_t *d[8];
+	const uint8_t *s[8];
+	size_t done = 0;
+
+	while (done < n) {
+		unsigned int lanes = n - done >= 8 ? 8 : n - done >= 4 ? 4 : 1, l;
+
+		uint64_t ivsec[8];
+
+		for (l = 0; l < lanes; l++) {
+			ivsec[l] = x->iv_offset + sector + done + l;
+			s[l] = src + (done + l) * LOOP_SECTOR_SIZE;
+			d[l] = dst + (done + l) * LOOP_SECTOR_SIZE;
+			keys[l] = &x->aes[key_index(x, ivsec[l])];
+			if (x->iv_kind != IV_LMK)
+				sector_iv(x, iv[l], ivsec[l]);
+		}
+		if (x->iv_kind == IV_LMK) {
+			if (lanes == 8 && x->md5_x8)
+				loop_lmk_iv_x8(iv, x->lmk_seed, s, ivsec);
+			else
+				for (l = 0; l < lanes; l++)
+					loop_lmk_iv(iv[l], x->lmk_seed, s[l], ivsec[l]);
+		}
+		loop_aesni_cbc_encrypt_sectors(keys, (const uint8_t (*)[16])iv, d, s, lanes);
+		done += lanes;
+	}
+	explicit_bzero(iv, sizeof(iv));
+}
+
+static void lmk_fix_first_block(const struct loop_xfer *x, uint8_t *plain,
+				uint64_t ivsec)
+{
+	uint8_t iv[16];
+	int i;
+
+	/* Decrypted with a zero IV; XOR in the real IV, which depends on
+	 * the rest of the plaintext. */
+	loop_lmk_iv(iv, x->lmk_seed, plain, ivsec);
+	for (i = 0; i < 16; i++)
+		plain[i] ^= iv[i];
+	explicit_bzero(iv, sizeof(iv));
+}
+
+/* lmk decrypt of 8 sectors: CBC with a zero IV, then the 8 real IVs
+ * (which need the decrypted plaintext) at once, then fix block 0. */
+static void aesni_decrypt_lmk8(struct loop_xfer *x, uint64_t sector, uint8_t *dst,
+			       const uint8_t *src)
+{
+	static const uint8_t zero[16] __attribute__((aligned(16)));
+	uint8_t iv[8][16];
+	const uint8_t *p[8];
+	uint64_t ivsec[8];
+	int l, i;
+
+	for (l = 0; l < 8; l++) {
+		ivsec[l] = x->iv_offset + sector + (uint64_t)l;
+		p[l] = dst + (size_t)l * LOOP_SECTOR_SIZE;
+		loop_aesni_cbc_decrypt_sector(&x->aes[key_index(x, ivsec[l])], zero,
+					      dst + (size_t)l * LOOP_SECTOR_SIZE,
+					      src + (size_t)l * LOOP_SECTOR_SIZE);
+	}
+	loop_lmk_iv_x8(iv, x->lmk_seed, p, ivsec);
+	for (l = 0; l < 8; l++)
+		for (i = 0; i < 16; i++)
+			dst[(size_t)l * LOOP_SECTOR_SIZE + i] ^= iv[l][i];
+	explicit_bzero(iv, sizeof(iv));
+}
+
+static void aesni_decrypt(struct loop_xfer *x, uint64_t sector, uint8_t *dst,
+			  const uint8_t *src, size_t n)
+{
+	uint8_t iv[16] __attribute__((aligned(16)));
+	size_t i = 0;
+
+	if (x->md5_x8)
+		for (; i + 8 <= n; i += 8)
+			aesni_decrypt_lmk8(x, sector + i, dst + i * LOOP_SECTOR_SIZE,
+					   src + i * LOOP_SECTOR_SIZE);
+	for (; i < n; i++) {
+		uint64_t ivsec = x->iv_offset + sector + i;
+		uint8_t *d = dst + i * LOOP_SECTOR_SIZE;
+
+		if (x->iv_kind == IV_LMK)
+			memset(iv, 0, sizeof(iv));
+		else
+			sector_iv(x, iv, ivsec);
+		loop_aesni_cbc_decrypt_sector(&x->aes[key_index(x, ivsec)], iv, d,
+					      src + i * LOOP_SECTOR_SIZE);
+		if (x->iv_kind == IV_LMK)
+			lmk_fix_first_block(x, d, ivsec);
+	}
+}
+
+/* ---- libgcrypt back end --------------------------------------------- */
+
+static int gcry_run(struct loop_xfer *x, int encrypt, uint64_t sector, uint8_t *dst,
+		    const uint8_t *src, size_t n)
+{
+	struct handle_set *hs = get_handles(x);
+	uint8_t iv[16];
+	size_t i;
+	int r = 0;
+
+	if (!hs)
+		return -ENOMEM;
+	for (i = 0; i < n && !r; i++) {
+		uint64_t ivsec = x->iv_offset + sector + i;
+		gcry_cipher_hd_t h = hs->hd[key_index(x, ivsec)];
+		const uint8_t *s = src + i * LOOP_SECTOR_SIZE;
+		uint8_t *d = dst + i * LOOP_SECTOR_SIZE;
+		gcry_error_t e;
+
+		if (x->iv_kind == IV_LMK) {
+			if (encrypt)
+				loop_lmk_iv(iv, x->lmk_seed, s, ivsec);
+			else
+				memset(iv, 0, sizeof(iv));
+		} else {
+			sector_iv(x, iv, ivsec);
+		}
+		gcry_cipher_setiv(h, iv, x->block_bytes);
+		if (encrypt)
+			e = d == s ? gcry_cipher_encrypt(h, d, LOOP_SECTOR_SIZE, NULL, 0)
+				   : gcry_cipher_encrypt(h, d, LOOP_SECTOR_SIZE, s, LOOP_SECTOR_SIZE);
+		else
+			e = d == s ? gcry_cipher_decrypt(h, d, LOOP_SECTOR_SIZE, NULL, 0)
+				   : gcry_cipher_decrypt(h, d, LOOP_SECTOR_SIZE, s, LOOP_SECTOR_SIZE);
+		if (e)
+			r = -EIO;
+		else if (!encrypt && x->iv_kind == IV_LMK)
+			lmk_fix_first_block(x, d, ivsec);
+	}
+	explicit_bzero(iv, sizeof(iv));
+	put_handles(x, hs);
+	return r;
+}
+
+LIBLOOP_EXPORT int loop_xfer_encrypt(struct loop_xfer *x, uint64_t sector, void *dst,
+		      const void *src, size_t nsectors)
+{
+	if (!x || !dst || !src)
+		return -EINVAL;
+	if (x->use_aesni) {
+		aesni_encrypt(x, sector, dst, src, nsectors);
+		return 0;
+	}
+	return gcry_run(x, 1, sector, dst, src, nsectors);
+}
+
+LIBLOOP_EXPORT int loop_xfer_decrypt(struct loop_xfer *x, uint64_t sector, void *dst,
+		      const void *src, size_t nsectors)
+{
+	if (!x || !dst || !src)
+		return -EINVAL;
+	if (x->use_aesni) {
+		aesni_decrypt(x, sector, dst, src, nsectors);
+		return 0;
+	}
+	return gcry_run(x, 0, sector, dst, src, nsectors);
+}

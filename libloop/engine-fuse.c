@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The FUSE engine: start cryptoloop-fuse on a private mount point, hand
+ * it the key over a socket, wait until it reports the mount ready, then
+ * attach a kernel loop device to the one file it serves.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "private.h"
+#include "engine-private.h"
+#include "engine-proto.h"
+
+/* The daemon opens the image and mounts in well under a second. */
+#define READY_TIMEOUT_MS	30000
+/* After the loop device lets go, the daemon unmounts and exits quickly. */
+#define EXIT_WAIT_MS		5000
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Wait up to @ms for @pid (started at @start) to be gone. 1 if gone. */
+static int wait_gone(pid_t pid, unsigned long long start, int ms)
+{
+	long long end = now_ms() + ms;
+
+	while (loop_pid_start(pid) == start) {
+		if (now_ms() >= end)
+			return 0;
+		loop_usleep(10000);
+	}
+	return 1;
+}
+
+void loop_fuse_stop_daemon(const struct loop_state *st)
+{
+	if (st->pid <= 0 || !st->pid_start)
+		return;
+	if (wait_gone(st->pid, st->pid_start, EXIT_WAIT_MS))
+		return;
+	kill(st->pid, SIGTERM);
+	if (wait_gone(st->pid, st->pid_start, EXIT_WAIT_MS))
+		return;
+	kill(st->pid, SIGKILL);
+	wait_gone(st->pid, st->pid_start, EXIT_WAIT_MS);
+}
+
+void loop_fuse_unmount(const char *mnt)
+{
+	/* a dead daemon's mount fails stat() with ENOTCONN: still unmount it */
+	if (umount2(mnt, UMOUNT_NOFOLLOW) < 0 && errno == EBUSY)
+		umount2(mnt, MNT_DETACH | UMOUNT_NOFOLLOW);
+}
+
+/* The daemon's process: fds 3 (key) and 4 (ready), nothing else, no tty. */
+static void __attribute__((noreturn)) exec_daemon(const char *daemon, int key_fd,
+						  int ready_fd, char **argv)
+{
+	int null = open("/dev/null", O_RDWR);
+	int k = fcntl(key_fd, F_DUPFD, 10), r = fcntl(ready_fd, F_DUPFD, 10);
+
+	if (null >= 0) {
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+	}
+	if (k < 0 || r < 0 || dup2(k, 3) < 0 || dup2(r, 4) < 0)
+		_exit(127);
+	closefrom(5);
+	execv(daemon, argv);
+	dprintf(4, "ERR %d cannot run %s\n", errno, daemon);
+	_exit(127);
+}
+
+/*
+ * Start the daemon, detached from us (double fork: init reaps it).
+ * Returns the socket for the key and the pipe for readiness.
+ */
+static int spawn(const char *daemon, char **argv, int *key_fd, int *ready_fd)
+{
+	int sv[2], rp[2], status;
+	pid_t child;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return -errno;
+	if (pipe2(rp, O_CLOEXEC) < 0) {
+		int e = -errno;
+
+		close(sv[0]);
+		close(sv[1]);
+		return e;
+	}
+	child = fork();
+	if (child == 0) {
+		setsid();
+		if (fork() == 0)
+			exec_daemon(daemon, sv[1], rp[1], argv);
+		_exit(0);
+	}
+	close(sv[1]);
+	close(rp[1]);
+	if (child < 0) {
+		int e = -errno;
+
+		close(sv[0]);
+		close(rp[0]);
+		return e;
+	}
+	while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+		;
+	*key_fd = sv[0];
+	*ready_fd = rp[0];
+	return 0;
+}
+
+/*
+ * Read the daemon's one-line report. Returns 0 with its pid and mode, or
+ * the -errno it reported (it has exited then).
+ */
+static int await_ready(int fd, pid_t *pid, int *read_only)
+{
+	char line[256], mode[8] = "";
+	size_t used = 0;
+	long long end = now_ms() + READY_TIMEOUT_MS;
+	long p;
+	int e;
+
+	while (used < sizeof(line) - 1 && !memchr(line, '\n', used)) {
+		struct pollfd pfd = { fd, POLLIN, 0 };
+		long long left = end - now_ms();
+		ssize_t n;
+
+		if (left <= 0)
+			return -ETIMEDOUT;
+		if (poll(&pfd, 1, (int)left) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		n = read(fd, line + used, sizeof(line) - 1 - used);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		used += (size_t)n;
+	}
+	line[used] = '\0';
+	if (sscanf(line, "OK %ld %7s", &p, mode) == 2) {
+		*pid = (pid_t)p;
+		*read_only = !strcmp(mode, "ro");
+		return 0;
+	}
+	if (sscanf(line, "ERR %d", &e) == 1 && e > 0)
+		return -e;
+	return -EPROTO;	/* died without a word */
+}
+
+/* Which object a daemon error is about, for the caller's message. */
+static enum loop_err_object daemon_err_object(int rc)
+{
+	switch (rc) {
+	case -ENOENT: case -EACCES: case -EROFS: case -ERANGE: case -EISDIR:
+	case -EINVAL: case -ENOTDIR: case -ELOOP:
+		return LOOP_ERR_IMAGE;
+	default:
+		return LOOP_ERR_DAEMON;
+	}
+}
+
+static int start_daemon(const struct loop_engine_config *cfg, struct loop_state *st,
+			const char *dir)
+{
+	char off[32], lim[32];
+	const char *daemon = loop_fuse_daemon_path(cfg->fuse_daemon);
+	char *argv[20];
+	int n = 0, key_fd = -1, ready_fd = -1, ro = 0, rc;
+
+	snprintf(off, sizeof(off), "%ju", (uintmax_t)cfg->offset);
+	snprintf(lim, sizeof(lim), "%ju", (uintmax_t)cfg->sizelimit);
+	argv[n++] = (char *)"cryptoloop-fuse";
+	argv[n++] = (char *)"--image";
+	argv[n++] = st->image;
+	argv[n++] = (char *)"--mountpoint";
+	argv[n++] = st->mount;
+	argv[n++] = (char *)"--state-dir";
+	argv[n++] = (char *)dir;
+	argv[n++] = (char *)"--key-fd";
+	argv[n++] = (char *)"3";
+	argv[n++] = (char *)"--ready-fd";
+	argv[n++] = (char *)"4";
+	argv[n++] = (char *)"--offset";
+	argv[n++] = off;
+	argv[n++] = (char *)"--sizelimit";
+	argv[n++] = lim;
+	if (cfg->lo_flags & LO_FLAGS_READ_ONLY)
+		argv[n++] = (char *)"--read-only";
+	argv[n] = NULL;
+
+	if (access(daemon, X_OK) < 0)
+		return -errno;
+	rc = spawn(daemon, argv, &key_fd, &ready_fd);
+	if (rc)
+		return rc;
+	rc = loop_keymsg_send(key_fd, cfg->spec, cfg->key, cfg->iv_offset);
+	close(key_fd);
+	/* on a send error the daemon fails too, and says why */
+	rc = await_ready(ready_fd, &st->pid, &ro);
+	close(ready_fd);
+	if (rc)
+		return rc;
+	st->pid_start = loop_pid_start(st->pid);
+	st->read_only = ro;
+	return 0;
+}
+
+/* Put a loop device on the daemon's file; the kernel gets the real
+ * image's name in lo_file_name. */
+static int attach_loop(struct loopdev *ld, const struct loop_engine_config *cfg,
+		       struct loop_state *st)
+{
+	struct loopdev_config lc;
+	char file[PATH_MAX + 8];
+	struct stat sb;
+	int fd, rc;
+
+	snprintf(file, sizeof(file), "%s/%s", st->mount, LOOP_FUSE_FILE);
+	fd = open(file, (st->read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &sb) == 0) {
+		st->fuse_dev = sb.st_dev;
+		st->fuse_ino = sb.st_ino;
+	}
+	memset(&lc, 0, sizeof(lc));
+	lc.backing_fd = fd;
+	lc.file_name = st->image;
+	lc.block_size = cfg->block_size;
+	/* direct I/O on the FUSE file: the loop driver then submits requests
+	 * asynchronously, several at once, which keeps the daemon's threads
+	 * (and both cores) busy; and plaintext is not cached twice */
+	lc.lo_flags = (cfg->lo_flags & LO_FLAGS_PARTSCAN) | LO_FLAGS_DIRECT_IO |
+		      (st->read_only ? LO_FLAGS_READ_ONLY : 0);
+	if (loopdev_get_path(ld)) {
+		loopdev_ctl_add(ld);	/* create /dev/loopN on demand */
+		rc = loopdev_attach(ld, &lc, NULL);
+	} else {
+		rc = loopdev_attach_free(ld, LOOPDEV_KIND_LOOP, &lc, NULL);
+	}
+	/* the loop device holds its own reference now */
+	close(fd);
+	return rc;
+}
+
+int loop_fuse_attach(struct loopdev *ld, const struct loop_engine_config *cfg,
+		     struct loop_state *st, enum loop_err_object *errpos)
+{
+	char dir[sizeof(LOOP_STATE_DIR) + 16];
+	int rc;
+
+	if (mkdir(LOOP_STATE_DIR, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	snprintf(dir, sizeof(dir), "%s/fuse.XXXXXX", LOOP_STATE_DIR);
+	if (!mkdtemp(dir))
+		return -errno;
+	snprintf(st->id, sizeof(st->id), "%s", dir + strlen(LOOP_STATE_DIR) + 1);
+	snprintf(st->mount, sizeof(st->mount), "%s/mnt", dir);
+	if (mkdir(st->mount, 0700) < 0) {
+		rc = -errno;
+		rmdir(dir);
+		return rc;
+	}
+
+	rc = start_daemon(cfg, st, dir);
+	if (rc) {
+		*errpos = daemon_err_object(rc);
+		/* a daemon that reported an error has exited; one that timed
+		 * out is stopped */
+		if (st->pid > 0)
+			loop_fuse_stop_daemon(st);
+		loop_fuse_unmount(st->mount);
+		rmdir(st->mount);
+		rmdir(dir);
+		return rc;
+	}
+
+	rc = attach_loop(ld, cfg, st);
+	if (rc) {
+		*errpos = LOOP_ERR_DEVICE;
+		/* our open file is closed: the daemon sees the release, exits,
+		 * unmounts and removes its directory; make sure of it */
+		loop_state_remove(st);
+		return rc;
+	}
+	snprintf(st->device, sizeof(st->device), "%s", loopdev_get_path(ld));
+	rc = loop_state_write(st);
+	if (rc) {
+		loopdev_detach(ld);
+		loop_state_remove(st);
+		*errpos = LOOP_ERR_NONE;
+		return rc;
+	}
+	return 0;
+}

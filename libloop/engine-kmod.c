@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The kmod engine: the cryptoloop module's /dev/cryptoloopN honours the
+ * loop ABI's encryption fields, so attaching is loopdev_attach() with
+ * lo_encrypt_type, lo_crypt_name and the first key filled in; a loop-AES
+ * multi-key set (64 or 65 keys) then goes in with loop-AES's own ioctl,
+ * as kmod/INTEGRATION.md specifies.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include "private.h"
+#include "engine-private.h"
+
+/* loop-AES's multi-key ioctls: 64 (v2) or 65 (v3) 32-byte key slots */
+#define LOOP_MULTI_KEY_SETUP	0x4C4D
+#define LOOP_MULTI_KEY_SETUP_V3	0x4C4E
+#define KEY_SLOT		32
+
+/* Hand 64/65 keys to the bound device; the buffer is locked and wiped. */
+static int set_multi_key(struct loopdev *ld, const struct loop_key *key)
+{
+	unsigned int n = loop_key_count(key), i;
+	size_t len = (size_t)n * KEY_SLOT;
+	unsigned char *buf;
+	int fd, rc = 0;
+
+	buf = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED)
+		return -ENOMEM;
+	if (mlock(buf, len) < 0) {
+		munmap(buf, len);
+		return -ENOMEM;
+	}
+	madvise(buf, len, MADV_DONTDUMP);
+	for (i = 0; i < n; i++)
+		memcpy(buf + (size_t)i * KEY_SLOT, loop_key_data(key, i), loop_key_size(key));
+	fd = loopdev_get_fd(ld, 1);
+	if (fd < 0)
+		rc = fd;
+	else if (ioctl(fd, n == 65 ? LOOP_MULTI_KEY_SETUP_V3 : LOOP_MULTI_KEY_SETUP, buf) < 0)
+		rc = -errno;
+	explicit_bzero(buf, len);
+	munlock(buf, len);
+	munmap(buf, len);
+	return rc;
+}
+
+int loop_kmod_attach(struct loopdev *ld, const struct loop_engine_config *cfg,
+		     struct loop_state *st, int stock_loop)
+{
+	struct loopdev_config lc;
+	char dir[PATH_MAX];
+	int64_t bias;
+	int rc;
+
+	if (!cfg->spec || !cfg->key)
+		return -EOPNOTSUPP;	/* passthrough is the plain loop driver's job */
+	if (loop_key_size(cfg->key) > KEY_SLOT)
+		return -EOPNOTSUPP;
+
+	memset(&lc, 0, sizeof(lc));
+	lc.backing_file = cfg->image;
+	lc.backing_fd = -1;
+	lc.offset = cfg->offset;
+	lc.sizelimit = cfg->sizelimit;
+	lc.block_size = cfg->block_size;
+	lc.lo_flags = cfg->lo_flags & (LO_FLAGS_READ_ONLY | LO_FLAGS_PARTSCAN | LO_FLAGS_DIRECT_IO);
+	lc.encrypt_type = (uint32_t)cfg->spec->lo_encrypt_type;
+	lc.crypt_name = cfg->spec->lo_crypt_name;
+	lc.key = loop_key_data(cfg->key, 0);
+	lc.key_size = loop_key_size(cfg->key);
+	/* the module counts IV sectors from the start of the backing file
+	 * and adds lo_init[0] as a signed bias (kmod/ioctl.c) */
+	bias = (int64_t)cfg->iv_offset - (int64_t)(cfg->offset / LOOP_SECTOR_SIZE);
+	lc.init[0] = (uint64_t)bias;	/* two's complement: the module reads it signed */
+	lc.init[1] = 0;
+
+	if (loopdev_get_path(ld)) {
+		loopdev_ctl_add(ld);
+		rc = loopdev_attach(ld, &lc, NULL);
+	} else {
+		rc = loopdev_attach_free(ld, stock_loop ? LOOPDEV_KIND_LOOP :
+				 LOOPDEV_KIND_CRYPTOLOOP, &lc, NULL);
+	}
+	if (rc)
+		return rc;
+	if (loop_key_count(cfg->key) > 1) {
+		rc = set_multi_key(ld, cfg->key);
+		if (rc) {
+			loopdev_detach(ld);
+			return rc;
+		}
+	}
+	snprintf(st->device, sizeof(st->device), "%s", loopdev_get_path(ld));
+	st->pid = 0;
+	st->mount[0] = '\0';
+	snprintf(st->id, sizeof(st->id), "%s.%s", stock_loop ? "xfer" : "kmod",
+		 strrchr(st->device, '/') + 1);
+	/* the record lets listings show the cipher and key size */
+	snprintf(dir, sizeof(dir), "%s/%s", LOOP_STATE_DIR, st->id);
+	if ((mkdir(LOOP_STATE_DIR, 0700) < 0 && errno != EEXIST) ||
+	    (mkdir(dir, 0700) < 0 && errno != EEXIST))
+		rc = -errno;
+	else
+		rc = loop_state_write(st);
+	if (rc)
+		loopdev_detach(ld);
+	return rc;
+}

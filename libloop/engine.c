@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Encrypted devices: choosing an engine, refusing a second writer of an
+ * image, attaching through the chosen engine and detaching in the only
+ * order that works (loop device, daemon, FUSE mount).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "private.h"
+#include "engine-private.h"
+
+/* How long a detach may take once the device is closed: 1 s. */
+#define DETACH_WAIT_TRIES	100
+#define DETACH_WAIT_US		10000
+
+static const char *const engine_names[] = {
+	[LOOP_ENGINE_AUTO] = "auto",
+	[LOOP_ENGINE_FUSE] = "fuse",
+	[LOOP_ENGINE_KMOD] = "kmod",
+	[LOOP_ENGINE_XFER] = "xfer",
+};
+
+LIBLOOP_EXPORT const char *loop_engine_name(enum loop_engine_kind kind)
+{
+	if ((unsigned)kind >= sizeof(engine_names) / sizeof(engine_names[0]))
+		return "?";
+	return engine_names[kind];
+}
+
+LIBLOOP_EXPORT int loop_engine_parse(const char *name, enum loop_engine_kind *kind)
+{
+	size_t i;
+
+	for (i = 0; name && i < sizeof(engine_names) / sizeof(engine_names[0]); i++) {
+		if (!strcasecmp(name, engine_names[i])) {
+			*kind = (enum loop_engine_kind)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+const char *loop_fuse_daemon_path(const char *path)
+{
+	return path ? path : LIBEXECDIR "/cryptoloop-fuse";
+}
+
+LIBLOOP_EXPORT int loop_engine_available(enum loop_engine_kind kind, const char *fuse_daemon)
+{
+	switch (kind) {
+	case LOOP_ENGINE_KMOD:
+		return access(loopdev_kind_control(LOOPDEV_KIND_CRYPTOLOOP), F_OK) == 0;
+	case LOOP_ENGINE_XFER:
+		/* the transfer module only loads on kernels with loop transfers */
+		return access("/sys/module/cryptoloop_xfer", F_OK) == 0;
+	case LOOP_ENGINE_FUSE:
+		return access("/dev/fuse", R_OK | W_OK) == 0 &&
+		       access(loop_fuse_daemon_path(fuse_daemon), X_OK) == 0;
+	default:
+		return 0;
+	}
+}
+
+LIBLOOP_EXPORT int loop_engine_choose(const struct loop_cipher_spec *spec,
+				      const struct loop_key *key, const char *fuse_daemon)
+{
+	/* the kernel is faster; its keys are at most 32 bytes (one, or
+	 * loop-AES's 64/65 through the multi-key ioctl) */
+	if (spec && key && loop_key_size(key) <= LO_KEY_SIZE &&
+	    loop_engine_available(LOOP_ENGINE_KMOD, NULL))
+		return LOOP_ENGINE_KMOD;
+	if (spec && key && loop_key_size(key) <= LO_KEY_SIZE &&
+	    loop_engine_available(LOOP_ENGINE_XFER, NULL))
+		return LOOP_ENGINE_XFER;
+	if (loop_engine_available(LOOP_ENGINE_FUSE, fuse_daemon))
+		return LOOP_ENGINE_FUSE;
+	return -ENODEV;
+}
+
+static int ranges_overlap(uint64_t a_off, uint64_t a_len, uint64_t b_off, uint64_t b_len)
+{
+	uint64_t a_end = a_len ? a_off + a_len : UINT64_MAX;
+	uint64_t b_end = b_len ? b_off + b_len : UINT64_MAX;
+
+	return a_off < b_end && b_off < a_end;
+}
+
+struct busy_ctx {
+	const struct stat *img;
+	const struct loop_engine_config *cfg;
+	int busy;
+};
+
+static int busy_cb(const struct loop_state *st, void *data)
+{
+	struct busy_ctx *b = data;
+	int we_ro = !!(b->cfg->lo_flags & LO_FLAGS_READ_ONLY);
+
+	if (st->image_dev != b->img->st_dev || st->image_ino != b->img->st_ino)
+		return 0;
+	if (!ranges_overlap(st->offset, st->sizelimit, b->cfg->offset, b->cfg->sizelimit))
+		return 0;
+	/* two readers are fine; any writer conflicts */
+	if (!we_ro || !st->read_only)
+		b->busy = 1;
+	return b->busy;
+}
+
+/*
+ * -EBUSY when the image is attached (by us, encrypted, or as a plain loop
+ * device) over an overlapping range and one of the two would write.
+ */
+static int check_busy(const struct loop_engine_config *cfg, const struct stat *img)
+{
+	struct busy_ctx b = { img, cfg, 0 };
+	struct loopdev *other;
+	int rc;
+
+	loop_state_foreach(busy_cb, &b);
+	if (b.busy)
+		return -EBUSY;
+	if (loopdev_new(&other))
+		return -ENOMEM;
+	rc = loopdev_find_overlap(other, LOOPDEV_KIND_LOOP, cfg->image,
+				  cfg->offset, cfg->sizelimit);
+	if (rc > 0 && (!(cfg->lo_flags & LO_FLAGS_READ_ONLY) ||
+		       !loopdev_has_flag(other, LO_FLAGS_READ_ONLY)))
+		rc = -EBUSY;
+	else if (rc > 0)
+		rc = 0;
+	loopdev_free(other);
+	return rc < 0 ? rc : 0;
+}
+
+LIBLOOP_EXPORT int loop_engine_attach(struct loopdev *ld, const struct loop_engine_config *cfg,
+				      struct loop_state *out, enum loop_err_object *errpos)
+{
+	struct loop_state *st;
+	enum loop_err_object dummy;
+	struct stat sb;
+	int kind = cfg->engine, rc;
+
+	if (!errpos)
+		errpos = &dummy;
+	*errpos = LOOP_ERR_NONE;
+	if (!cfg->image || (!cfg->spec) != (!cfg->key) || (cfg->offset % LOOP_SECTOR_SIZE))
+		return -EINVAL;
+	if (stat(cfg->image, &sb) < 0) {
+		*errpos = LOOP_ERR_IMAGE;
+		return -errno;
+	}
+	if (!S_ISREG(sb.st_mode) && !S_ISBLK(sb.st_mode)) {
+		*errpos = LOOP_ERR_IMAGE;
+		return -EINVAL;
+	}
+	/* clean up after dead daemons before judging what is busy */
+	loop_state_gc();
+	if (!cfg->force) {
+		rc = check_busy(cfg, &sb);
+		if (rc) {
+			*errpos = LOOP_ERR_IMAGE;
+			return rc;
+		}
+	}
+	if (kind == LOOP_ENGINE_AUTO) {
+		kind = loop_engine_choose(cfg->spec, cfg->key, cfg->fuse_daemon);
+		if (kind < 0)
+			return kind;
+	}
+
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	if (!realpath(cfg->image, st->image))
+		snprintf(st->image, sizeof(st->image), "%s", cfg->image);
+	st->image_dev = sb.st_dev;
+	st->image_ino = sb.st_ino;
+	st->offset = cfg->offset;
+	st->sizelimit = cfg->sizelimit;
+	st->engine = (enum loop_engine_kind)kind;
+	st->read_only = !!(cfg->lo_flags & LO_FLAGS_READ_ONLY);
+	if (cfg->spec) {
+		snprintf(st->cipher, sizeof(st->cipher), "%s", cfg->spec->name);
+		st->key_bits = loop_key_size(cfg->key) * 8;
+		st->key_count = loop_key_count(cfg->key);
+		st->encrypt_type = cfg->spec->lo_encrypt_type;
+	}
+	loop_boot_id(st->boot_id, sizeof(st->boot_id));
+
+	if (kind == LOOP_ENGINE_KMOD || kind == LOOP_ENGINE_XFER) {
+		rc = loop_kmod_attach(ld, cfg, st, kind == LOOP_ENGINE_XFER);
+		if (rc)
+			*errpos = LOOP_ERR_DEVICE;
+	} else {
+		rc = loop_fuse_attach(ld, cfg, st, errpos);
+	}
+	if (rc == 0 && out)
+		*out = *st;
+	free(st);
+	return rc;
+}
+
+LIBLOOP_EXPORT int loop_engine_detach(struct loopdev *ld)
+{
+	struct loop_state *st = malloc(sizeof(*st));
+	int rc, i;
+
+	if (!st)
+		return -ENOMEM;
+	rc = loop_state_lookup(ld, st);
+	if (rc) {
+		free(st);
+		return rc;
+	}
+	rc = loopdev_detach(ld);
+	if (rc == 0 || rc == -ENXIO) {
+		/* The kernel lets go of the file when the last opener closes
+		 * the device, and we are one: close, then give it a moment. */
+		loopdev_set_device(ld, st->device);
+		for (i = 0; i < DETACH_WAIT_TRIES && !loop_state_is_stale(st); i++)
+			loop_usleep(DETACH_WAIT_US);
+		/* Still held open by someone (mounted): the detach happens at
+		 * their last close (autoclear), and the daemon then exits and
+		 * cleans up by itself. Otherwise: daemon, mount, record. */
+		if (loop_state_is_stale(st))
+			loop_state_remove(st);
+		rc = 0;
+	}
+	free(st);
+	return rc;
+}

@@ -1,0 +1,14 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "config.h"
+
+#include <time.h>
+
+#include "private.h"
+
+void loop_usleep(unsigned long usec)
+{
+	struct timespec ts = { .tv_sec = usec / 1000000, .tv_nsec = (usec % 1000000) * 1000 };
+
+	while (nanosleep(&ts, &ts) != 0)
+		;
+}

@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * "losetup -e": turn the encryption options into a cipher spec and a key
+ * (passphrase from a fd, a key file, gpg or the terminal), attach through
+ * an engine, and report failures naming the object that failed.
+ */
+#include "config.h"
+
+#include <err.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "losetup.h"
+
+bool crypt_requested(const struct crypt_opts *k)
+{
+	return k->encryption || k->keybits || k->pass_fd >= 0 || k->phash ||
+	       k->gpgkey || k->gpghome || k->seed || k->cleartext || k->itercountk ||
+	       k->loinit >= 0 || k->verify || k->allow_short || k->force || k->engine;
+}
+
+/* Where the daemon is: the build tree's for tests, else the installed one. */
+static const char *fuse_daemon(void)
+{
+	const char *p = getenv("CRYPTOLOOP_FUSE_DAEMON");
+
+	return p && *p ? p : NULL;
+}
+
+int list_ciphers(void)
+{
+	const struct loop_cipher_info *list;
+	int i, n = loop_cipher_list(&list);
+
+	for (i = 0; i < n; i++)
+		printf("%-16s %s\n", list[i].name, list[i].description);
+	return 0;
+}
+
+static void __attribute__((noreturn)) pass_error(int rc, const char *what)
+{
+	errno = -rc;
+	switch (rc) {
+	case -ENOTTY:
+		errx(EXIT_FAILURE, "no terminal to ask for the passphrase on; "
+		     "give it with --pass-fd");
+	case -EKEYREJECTED:
+		errx(EXIT_FAILURE, "%s", what);
+	case -E2BIG:
+		errx(EXIT_FAILURE, "%s: a passphrase line is too long", what);
+	case -ECANCELED:
+		errx(EXIT_FAILURE, "no passphrase given");
+	default:
+		err(EXIT_FAILURE, "%s", what);
+	}
+}
+
+/* The secret lines, from wherever the options say. Dies on failure. */
+static struct loop_pass *read_secret(const struct crypt_opts *k,
+				     const struct loop_cipher_spec *spec)
+{
+	struct loop_pass *pass = NULL, *gpgpass = NULL;
+	unsigned int lines = spec->format == LOOP_FORMAT_LOOPAES ?
+			     LOOP_PASS_MULTI_LINE : LOOP_PASS_ONE_LINE;
+	char what[64];
+	int rc;
+
+	if (k->cleartext) {
+		size_t len = 0;
+
+		rc = loop_pass_read_file(&pass, k->cleartext);
+		if (rc)
+			pass_error(rc, k->cleartext);
+		if (!loop_pass_count(pass) || !loop_pass_line(pass, 0, &len) || !len)
+			errx(EXIT_FAILURE, "%s: the key file holds no key", k->cleartext);
+		return pass;
+	}
+	if (k->gpgkey) {
+		/* the passphrase that unlocks the key file */
+		if (k->pass_fd >= 0)
+			rc = loop_pass_read_fd(&gpgpass, k->pass_fd, LOOP_PASS_ONE_LINE);
+		else
+			rc = loop_pass_read_tty(&gpgpass, "Password: ", 0);
+		if (rc)
+			pass_error(rc, "cannot read the gpg passphrase");
+		rc = loop_pass_from_gpg(&pass, k->gpgkey, k->gpghome, NULL, gpgpass);
+		loop_pass_free(gpgpass);
+		if (rc == -EKEYREJECTED)
+			errx(EXIT_FAILURE, "%s: gpg cannot decrypt the key file "
+			     "(wrong passphrase, or not a gpg file)", k->gpgkey);
+		if (rc == -EBADMSG)
+			errx(EXIT_FAILURE, "%s: the key file decrypts to nothing", k->gpgkey);
+		if (rc)
+			pass_error(rc, k->gpgkey);
+		return pass;
+	}
+	if (k->pass_fd >= 0) {
+		rc = loop_pass_read_fd(&pass, k->pass_fd, lines);
+		snprintf(what, sizeof(what), "cannot read the passphrase from fd %d", k->pass_fd);
+		if (rc)
+			pass_error(rc, what);
+		return pass;
+	}
+	rc = loop_pass_read_tty(&pass, "Password: ", k->verify);
+	if (rc == -EKEYREJECTED)
+		errx(EXIT_FAILURE, "the passphrases do not match");
+	if (rc)
+		pass_error(rc, "cannot read the passphrase");
+	return pass;
+}
+
+static struct loop_key *derive(const struct crypt_opts *k, const struct loop_cipher_spec *spec,
+			       const struct loop_pass *pass)
+{
+	struct loop_key_params params = {
+		.hash = k->phash,
+		.seed = k->seed,
+		.iter_thousands = k->itercountk,
+		.allow_short = k->allow_short,
+	};
+	struct loop_key *key = NULL;
+	int rc = loop_key_derive(&key, spec, &params, pass);
+
+	switch (rc) {
+	case 0:
+		return key;
+	case -EKEYREJECTED:
+		errx(EXIT_FAILURE, "the passphrase is too short for %s "
+		     "(loop-AES wants %d characters; --allow-short-passphrase overrides)",
+		     spec->name, LOOP_PASS_MIN_LENGTH);
+	case -EINVAL:
+		if (loop_pass_count(pass) > 1)
+			errx(EXIT_FAILURE, "%s: cannot use %zu key lines "
+			     "(loop-AES key files have 1, 64 or 65)", spec->name,
+			     loop_pass_count(pass));
+		errx(EXIT_FAILURE, "%s: invalid key parameters (hash '%s')", spec->name,
+		     k->phash ? k->phash : "default");
+	default:
+		errno = -rc;
+		err(EXIT_FAILURE, "cannot derive the key");
+	}
+}
+
+static void report_attach(int rc, enum loop_err_object who, struct loopdev *ld,
+			  const char *image)
+{
+	errno = -rc;
+	switch (who) {
+	case LOOP_ERR_IMAGE:
+		if (rc == -EBUSY)
+			warnx("%s: the image is already in use (attached read-write, or "
+			      "read-only while this would write); --force attaches it anyway",
+			      image);
+		else if (rc == -ERANGE)
+			warnx("%s: the image does not reach past the offset "
+			      "(no whole sector to encrypt)", image);
+		else
+			warn("%s: failed to set up encrypted loop device", image);
+		break;
+	case LOOP_ERR_DEVICE:
+		warn("%s: failed to set up loop device", loopdev_get_path(ld) ?
+		     loopdev_get_path(ld) : image);
+		break;
+	case LOOP_ERR_DAEMON:
+		warn("%s: cryptoloop-fuse failed", image);
+		break;
+	default:
+		if (rc == -ENODEV)
+			warnx("%s: no encryption engine available "
+			      "(no cryptoloop module, no /dev/fuse or cryptoloop-fuse)", image);
+		else if (rc == -EOPNOTSUPP)
+			warnx("%s: the chosen engine cannot take this key", image);
+		else
+			warn("%s: failed to set up encrypted loop device", image);
+	}
+}
+
+int create_encrypted(struct loopdev *ld, const struct create_opts *c,
+		     const struct crypt_opts *k)
+{
+	struct loop_engine_config cfg;
+	struct loop_cipher_spec spec;
+	struct loop_state st;
+	struct loop_pass *pass;
+	struct loop_key *key;
+	enum loop_err_object who;
+	enum loop_engine_kind kind = LOOP_ENGINE_AUTO;
+	int rc;
+
+	if (!k->encryption)
+		errx(EXIT_FAILURE, "encryption options need --encryption (-e)");
+	if (k->engine && loop_engine_parse(k->engine, &kind))
+		errx(EXIT_FAILURE, "%s: unknown engine (fuse, kmod or auto)", k->engine);
+	rc = loop_cipher_spec_parse(&spec, k->encryption, k->keybits,
+				    k->loopaes ? LOOP_SPEC_LOOPAES : 0);
+	if (rc == 1 && kind != LOOP_ENGINE_FUSE)	/* "-e none" */
+		return create_loop(ld, c);
+	if (rc == -ENOTSUP)
+		errx(EXIT_FAILURE, "%s: encryption type not supported by this build", k->encryption);
+	if (rc < 0)
+		errx(EXIT_FAILURE, "%s: unknown encryption type or key size "
+		     "(see --list-ciphers)", k->encryption);
+	if (c->offset % LOOP_SECTOR_SIZE)
+		errx(EXIT_FAILURE, "%s: the offset of an encrypted device must be a "
+		     "multiple of 512", c->file);
+	if (access(c->file, F_OK) < 0)
+		err(EXIT_FAILURE, "%s", c->file);
+
+	if (rc == 1) {
+		/* "--engine fuse -e none": the daemon without a cipher, the
+		 * reference the benchmarks compare the cipher against */
+		key = NULL;
+	} else {
+		pass = read_secret(k, &spec);
+		key = derive(k, &spec, pass);
+		loop_pass_free(pass);
+	}
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.image = c->file;
+	cfg.offset = c->offset;
+	cfg.sizelimit = c->sizelimit;
+	cfg.lo_flags = c->lo_flags;
+	cfg.block_size = (uint32_t)c->blocksize;
+	cfg.spec = key ? &spec : NULL;
+	cfg.key = key;
+	cfg.iv_offset = loop_xfer_iv_offset(c->offset, k->loinit);
+	cfg.force = k->force;
+	cfg.engine = kind;
+	cfg.fuse_daemon = fuse_daemon();
+	if (kind != LOOP_ENGINE_AUTO && !loop_engine_available(kind, cfg.fuse_daemon)) {
+		loop_key_free(key);
+		errx(EXIT_FAILURE, "engine %s is not available here", loop_engine_name(kind));
+	}
+
+	rc = loop_engine_attach(ld, &cfg, &st, &who);
+	loop_key_free(key);
+	if (rc)
+		report_attach(rc, who, ld, c->file);
+	return rc;
+}
+
+void crypt_gc(void)
+{
+	loop_state_gc();
+}
+
+const struct loop_state *crypt_state(struct loopdev *ld)
+{
+	static struct loop_state st;
+	static char cached[64];
+	static int found;
+
+	/* one lookup per device per listing */
+	if (strcmp(cached, loopdev_get_path(ld))) {
+		snprintf(cached, sizeof(cached), "%s", loopdev_get_path(ld));
+		found = loop_state_lookup(ld, &st) == 0;
+	}
+	return found ? &st : NULL;
+}
+
+int detach_device(struct loopdev *ld)
+{
+	int rc = loop_engine_detach(ld);
+
+	if (rc == -ENOENT)
+		rc = loopdev_detach(ld);
+	if (rc) {
+		errno = -rc;
+		warn("%s: detach failed", loopdev_get_path(ld));
+	}
+	return rc;
+}

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Selecting the devices of "-j FILE [-o OFFSET]" while walking them all. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "losetup.h"
+
+void file_filter_init(struct file_filter *f, const char *file,
+		      uint64_t offset, int match)
+{
+	memset(f, 0, sizeof(*f));
+	f->file = file;
+	f->offset = offset;
+	f->match = match;
+	f->has_st = file && stat(file, &f->st) == 0;
+}
+
+bool file_filter_accepts(struct file_filter *f, struct loopdev *ld)
+{
+	const struct stat *st = f->has_st ? &f->st : NULL;
+
+	const struct loop_state *cs;
+
+	if (!f->file)
+		return true;
+	/* an encrypted device is associated with its real image */
+	cs = crypt_state(ld);
+	if (cs) {
+		if (f->match & LOOPDEV_MATCH_OFFSET && cs->offset != f->offset)
+			return false;
+		if (f->has_st)
+			return cs->image_dev == f->st.st_dev && cs->image_ino == f->st.st_ino;
+		return !strcmp(cs->image, f->file);
+	}
+	if (loopdev_is_backed_by(ld, st, f->file, f->offset, 0, f->match))
+		return true;
+	/* the kernel records the canonical name; a relative one may match it */
+	if (!f->canon) {
+		f->canon = realpath(f->file, NULL);
+		if (!f->canon)
+			f->canon = strdup(f->file);
+	}
+	return f->canon &&
+	       loopdev_is_backed_by(ld, st, f->canon, f->offset, 0, f->match);
+}
+
+void file_filter_done(struct file_filter *f)
+{
+	free(f->canon);
+	f->canon = NULL;
+}
+
+int for_each_used_device(struct loopdev *ld, struct file_filter *f,
+			 int (*fn)(struct loopdev *ld, void *data), void *data)
+{
+	struct loopdev_iter *it;
+	int rc;
+
+	rc = loopdev_iter_new(&it, LOOPDEV_KIND_LOOP,
+			      LOOPDEV_ITER_USED | LOOPDEV_ITER_ANY_KIND);
+	if (rc)
+		return rc;
+	while (loopdev_iter_next(it, ld) == 0) {
+		if (f && !file_filter_accepts(f, ld))
+			continue;
+		rc = fn(ld, data);
+		if (rc)
+			break;
+	}
+	loopdev_iter_free(it);
+	return rc;
+}

@@ -1,0 +1,477 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * losetup: set up and control loop devices. A drop-in replacement for
+ * util-linux 2.38's losetup: the same options, output, messages and exit
+ * statuses, so that no script can tell the difference.
+ */
+#include "config.h"
+
+#include <err.h>
+#include <errno.h>
+#include <getopt.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "losetup.h"
+#include "options.h"
+
+struct cmdline {
+	enum losetup_action act;
+	struct create_opts create;
+	struct list_opts list;
+	bool list_mode;
+	bool showdev;
+	bool has_offset;
+	bool has_sizelimit;
+	bool set_dio;
+	bool set_blocksize;
+	unsigned long use_dio;
+	const char *outarg;
+	const char *file;	/* -j FILE */
+	struct crypt_opts crypt;
+	bool list_ciphers;
+};
+
+static void __attribute__((noreturn)) usage(void)
+{
+	FILE *out = stdout;
+	const char *me = program_invocation_short_name;
+	int i;
+
+	fputs("\nUsage:\n", out);
+	fprintf(out, " %1$s [options] [<loopdev>]\n"
+		     " %1$s [options] -f | <loopdev> <file>\n", me);
+	fputs("\nSet up and control loop devices.\n", out);
+	fputs("\nOptions:\n", out);
+	opt_print_section(out, SEC_COMMANDS);
+	fputs("\n", out);
+	opt_print_section(out, SEC_SETUP);
+	fputs("\n", out);
+	opt_print_section(out, SEC_OUTPUT);
+	fputs("\n", out);
+	opt_print_section(out, SEC_HELP);
+	fputs("\nAvailable output columns:\n", out);
+	for (i = 0; i < COL_UL_COUNT; i++)
+		fprintf(out, " %12s  %s\n", column_infos[i].name, column_infos[i].help);
+	/* ours come after all of util-linux's text, which stays as it was */
+	fputs("\nEncryption options:\n", out);
+	opt_print_section(out, SEC_CRYPT);
+	fputs("\nEncryption output columns (with -O):\n", out);
+	for (i = COL_UL_COUNT; i < COL_COUNT; i++)
+		fprintf(out, " %12s  %s\n", column_infos[i].name, column_infos[i].help);
+	fprintf(out, "\nFor more details see %s.\n", "losetup(8)");
+	exit(EXIT_SUCCESS);
+}
+
+static void __attribute__((noreturn)) try_help(void)
+{
+	fprintf(stderr, "Try '%s --help' for more information.\n",
+		program_invocation_short_name);
+	exit(EXIT_FAILURE);
+}
+
+static void __attribute__((noreturn)) report_exclusive(int group)
+{
+	const int *op;
+	int n = 0;
+
+	fprintf(stderr, "%s: mutually exclusive arguments:", program_invocation_short_name);
+	for (op = opt_excl[group - 1]; *op && n + 1 < EXCL_GROUP_MAX; op++, n++) {
+		const char *name = opt_long_name(*op);
+
+		if (name)
+			fprintf(stderr, " --%s", name);
+		else
+			fprintf(stderr, " -%c", *op);
+	}
+	fputc('\n', stderr);
+	exit(EXIT_FAILURE);
+}
+
+static uint64_t size_or_die(const char *arg, const char *what)
+{
+	uint64_t v;
+	int rc = loop_parse_size(arg, &v);
+
+	if (rc == 0)
+		return v;
+	errno = -rc;
+	err(EXIT_FAILURE, "%s: '%s'", what, arg);
+}
+
+static unsigned long ulong_or_die(const char *arg, const char *what)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(arg, &end, 0);
+	if (errno || end == arg || *end || *arg == '-')
+		errx(EXIT_FAILURE, "%s: '%s'", what, arg);
+	return v;
+}
+
+/* Bind @ld to a device named on the command line, or die like util-linux. */
+static void use_device(struct loopdev *ld, const char *name, bool must_exist)
+{
+	if ((must_exist && !loopdev_is_loop_device(name)) ||
+	    loopdev_set_device(ld, name)) {
+		if (!must_exist || errno == 0)
+			errno = ENODEV;
+		err(EXIT_FAILURE, "%s: failed to use device", name);
+	}
+}
+
+static void parse_options(int argc, char **argv, struct cmdline *cl, struct loopdev *ld)
+{
+	struct option longopts[OPT_MAX + 1];
+	char shortopts[3 * OPT_MAX + 1];
+	int excl_st[8] = { 0 };
+	int c, g;
+
+	opt_build_getopt(longopts, shortopts);
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		g = excl_check(c, opt_excl, excl_st);
+		if (g)
+			report_exclusive(g);
+
+		switch (c) {
+		case 'a':
+			cl->act = A_SHOW;
+			break;
+		case 'b':
+			cl->set_blocksize = true;
+			cl->create.blocksize = size_or_die(optarg, "failed to parse logical block size");
+			break;
+		case 'c':
+			cl->act = A_SET_CAPACITY;
+			use_device(ld, optarg, true);
+			break;
+		case 'r':
+			cl->create.lo_flags |= LO_FLAGS_READ_ONLY;
+			break;
+		case 'd':
+			cl->act = A_DELETE;
+			use_device(ld, optarg, true);
+			break;
+		case 'D':
+			cl->act = A_DELETE_ALL;
+			break;
+		case 'f':
+			cl->act = A_FIND_FREE;
+			break;
+		case 'J':
+			cl->list.json = true;
+			break;
+		case 'j':
+			cl->act = A_SHOW;
+			cl->file = optarg;
+			break;
+		case 'l':
+			cl->list_mode = true;
+			break;
+		case 'L':
+			cl->create.nooverlap = true;
+			break;
+		case 'n':
+			cl->list.no_headings = true;
+			break;
+		case OPT_RAW:
+			cl->list.raw = true;
+			break;
+		case 'o':
+			cl->create.offset = size_or_die(optarg, "failed to parse offset");
+			cl->has_offset = true;
+			break;
+		case 'O':
+			cl->outarg = optarg;
+			cl->list_mode = true;
+			break;
+		case OPT_OUTPUT_ALL:
+			columns_set_all(&cl->list);
+			break;
+		case 'P':
+			cl->create.lo_flags |= LO_FLAGS_PARTSCAN;
+			break;
+		case OPT_SHOW:
+			cl->showdev = true;
+			break;
+		case OPT_DIO:
+			cl->use_dio = 1;
+			cl->set_dio = true;
+			if (optarg) {
+				if (!strcmp(optarg, "on"))
+					cl->use_dio = 1;
+				else if (!strcmp(optarg, "off"))
+					cl->use_dio = 0;
+				else
+					errx(EXIT_FAILURE, "%s: '%s'", "argument error", optarg);
+			}
+			if (cl->use_dio)
+				cl->create.lo_flags |= LO_FLAGS_DIRECT_IO;
+			break;
+		case 'v':
+			break;
+		case OPT_SIZELIMIT:
+			cl->create.sizelimit = size_or_die(optarg, "failed to parse size");
+			cl->has_sizelimit = true;
+			break;
+		case 'e':
+			cl->crypt.encryption = optarg;
+			break;
+		case 'k':
+			cl->crypt.keybits = (unsigned int)ulong_or_die(optarg, "invalid key size");
+			break;
+		case 'p':
+			cl->crypt.pass_fd = (int)ulong_or_die(optarg, "invalid passphrase file descriptor");
+			break;
+		case 'T':
+			cl->crypt.verify = true;
+			break;
+		case 'H':
+			cl->crypt.phash = optarg;
+			cl->crypt.loopaes = true;
+			break;
+		case 'K':
+			cl->crypt.gpgkey = optarg;
+			cl->crypt.loopaes = true;
+			break;
+		case 'G':
+			cl->crypt.gpghome = optarg;
+			cl->crypt.loopaes = true;
+			break;
+		case OPT_CLEARTEXT_KEYFILE:
+			cl->crypt.cleartext = optarg;
+			cl->crypt.loopaes = true;
+			break;
+		case 'S':
+			cl->crypt.seed = optarg;
+			cl->crypt.loopaes = true;
+			break;
+		case 'C':
+			cl->crypt.itercountk = ulong_or_die(optarg, "invalid iteration count");
+			cl->crypt.loopaes = true;
+			break;
+		case 'I':
+			cl->crypt.loinit = (int64_t)ulong_or_die(optarg, "invalid IV offset");
+			break;
+		case OPT_ALLOW_SHORT:
+			cl->crypt.allow_short = true;
+			break;
+		case OPT_ENGINE:
+			cl->crypt.engine = optarg;
+			break;
+		case OPT_FORCE:
+			cl->crypt.force = true;
+			break;
+		case OPT_LIST_CIPHERS:
+			cl->list_ciphers = true;
+			break;
+		case 'h':
+			usage();
+		case 'V':
+			printf("%s from %s\n", program_invocation_short_name, PACKAGE_STRING);
+			exit(EXIT_SUCCESS);
+		default:
+			try_help();
+		}
+	}
+}
+
+/* Work out the action from what remains on the command line. */
+static void resolve_action(int argc, char **argv, struct cmdline *cl, struct loopdev *ld)
+{
+	if (cl->list_ciphers) {
+		cl->act = A_LIST_CIPHERS;
+		return;
+	}
+	if (argc == 1) {
+		cl->act = A_SHOW;
+		cl->list_mode = true;
+	}
+	if (!cl->act && argc == 2 && (cl->list.raw || cl->list.json)) {
+		cl->act = A_SHOW;
+		cl->list_mode = true;
+	}
+	if (cl->list_mode && !cl->list.ncolumns)
+		columns_set_default(&cl->list);
+
+	if (cl->act == A_FIND_FREE && optind < argc) {
+		cl->act = A_CREATE;
+		cl->create.file = argv[optind++];
+		if (optind < argc)
+			errx(EXIT_FAILURE, "unexpected arguments");
+	}
+	if (cl->list_mode && !cl->act && optind == argc)
+		cl->act = A_SHOW;
+
+	if (!cl->act && optind + 1 == argc) {
+		if (cl->set_dio) {
+			cl->act = A_SET_DIRECT_IO;
+			cl->create.lo_flags &= ~LO_FLAGS_DIRECT_IO;
+		} else if (cl->set_blocksize) {
+			cl->act = A_SET_BLOCKSIZE;
+		} else {
+			cl->act = A_SHOW_ONE;
+		}
+		use_device(ld, argv[optind++], true);
+	}
+	if (!cl->act) {
+		cl->act = A_CREATE;
+		if (optind >= argc)
+			errx(EXIT_FAILURE, "no loop device specified");
+		/* the device may not exist yet: it is created on demand */
+		use_device(ld, argv[optind++], false);
+		if (optind >= argc)
+			errx(EXIT_FAILURE, "no file specified");
+		cl->create.file = argv[optind++];
+	}
+
+	if (cl->act != A_CREATE &&
+	    (cl->create.sizelimit || cl->create.lo_flags || cl->showdev))
+		errx(EXIT_FAILURE, "the options %s are allowed during loop device setup only",
+		     "--{sizelimit,partscan,read-only,show}");
+	if (cl->act != A_CREATE && crypt_requested(&cl->crypt))
+		errx(EXIT_FAILURE, "the encryption options are allowed during loop device setup only");
+	if (cl->has_offset && cl->act != A_CREATE && (cl->act != A_SHOW || !cl->file))
+		errx(EXIT_FAILURE, "the option --offset is not allowed in this context");
+	if (cl->outarg && columns_parse(&cl->list, cl->outarg) < 0)
+		exit(EXIT_FAILURE);
+}
+
+static int detach_one(struct loopdev *ld)
+{
+	return detach_device(ld) ? -1 : 0;
+}
+
+static int detach_cb(struct loopdev *ld, void *data)
+{
+	*(int *)data += detach_one(ld);
+	return 0;
+}
+
+static int find_free(struct loopdev *ld)
+{
+	int rc = loopdev_find_free(ld, LOOPDEV_KIND_LOOP);
+
+	if (rc) {
+		errno = -rc;
+		warn("cannot find an unused loop device");
+		return rc;
+	}
+	printf("%s\n", loopdev_get_path(ld));
+	return 0;
+}
+
+/* Report a failed device ioctl as "DEVICE: WHAT failed: ERROR"; returns rc. */
+static int report(int rc, const char *what, struct loopdev *ld)
+{
+	if (rc) {
+		errno = -rc;
+		warn("%s: %s failed", loopdev_get_path(ld), what);
+	}
+	return rc;
+}
+
+static int run(struct cmdline *cl, struct loopdev *ld, int argc, char **argv)
+{
+	struct file_filter filter;
+	int res = 0;
+
+	switch (cl->act) {
+	case A_LIST_CIPHERS:
+		res = list_ciphers();
+		break;
+	case A_CREATE:
+		if (crypt_requested(&cl->crypt))
+			res = create_encrypted(ld, &cl->create, &cl->crypt);
+		else
+			res = create_loop(ld, &cl->create);
+		if (res == 0) {
+			if (cl->showdev)
+				printf("%s\n", loopdev_get_path(ld));
+			warn_size(cl->create.file, cl->create.sizelimit,
+				  cl->create.offset, cl->has_offset);
+		}
+		break;
+	case A_DELETE:
+		res = detach_one(ld);
+		for (; optind < argc; optind++) {
+			if (!loopdev_is_loop_device(argv[optind]) ||
+			    loopdev_set_device(ld, argv[optind]))
+				warn("%s: failed to use device", argv[optind]);
+			res += detach_one(ld);
+		}
+		break;
+	case A_DELETE_ALL:
+		loopdev_set_device(ld, NULL);
+		for_each_used_device(ld, NULL, detach_cb, &res);
+		break;
+	case A_FIND_FREE:
+		res = find_free(ld);
+		break;
+	case A_SHOW:
+		/* dead daemons and other boots leave records: drop them first */
+		crypt_gc();
+		file_filter_init(&filter, cl->file, cl->create.offset,
+				 cl->has_offset ? LOOPDEV_MATCH_OFFSET : 0);
+		loopdev_set_device(ld, NULL);
+		if (cl->list_mode)
+			res = show_table(ld, &cl->list, cl->file ? &filter : NULL);
+		else
+			res = show_all_lines(cl->file ? &filter : NULL);
+		file_filter_done(&filter);
+		break;
+	case A_SHOW_ONE:
+		if (cl->list_mode)
+			res = show_table(ld, &cl->list, NULL);
+		else
+			res = print_device_line(ld);
+		if (res)
+			warn("%s", loopdev_get_path(ld));
+		break;
+	case A_SET_CAPACITY:
+		res = report(loopdev_set_capacity(ld), "set capacity", ld);
+		break;
+	case A_SET_DIRECT_IO:
+		res = report(loopdev_set_direct_io(ld, (int)cl->use_dio),
+			     "set direct io", ld);
+		break;
+	case A_SET_BLOCKSIZE:
+		res = report(loopdev_set_block_size(ld, (uint32_t)cl->create.blocksize),
+			     "set logical block size", ld);
+		break;
+	default:
+		warnx("bad usage");
+		try_help();
+	}
+	return res;
+}
+
+int main(int argc, char **argv)
+{
+	struct cmdline cl = { 0 };
+	struct loopdev *ld;
+	int res;
+
+	cl.crypt.pass_fd = -1;
+	cl.crypt.loinit = -1;
+	setlocale(LC_ALL, "");
+	if (loopdev_new(&ld))
+		err(EXIT_FAILURE, "failed to initialize loopcxt");
+
+	parse_options(argc, argv, &cl, ld);
+	resolve_action(argc, argv, &cl, ld);
+	res = run(&cl, ld, argc, argv);
+
+	loopdev_free(ld);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		if (errno == EPIPE)
+			return EXIT_FAILURE;
+		err(EXIT_FAILURE, "write error");
+	}
+	return res ? EXIT_FAILURE : EXIT_SUCCESS;
+}

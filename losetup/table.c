@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The --list table, printed with libsmartcols exactly like util-linux. */
+#include "config.h"
+
+#include <err.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <libsmartcols.h>
+
+#include "losetup.h"
+
+#define LOOP_MAJOR 7
+
+static char *fmt_u64(uint64_t v)
+{
+	char *s = NULL;
+
+	if (asprintf(&s, "%" PRIu64, v) < 0)
+		err(EXIT_FAILURE, "failed to add output data");
+	return s;
+}
+
+/* util-linux pads a device's own numbers to 3, a backing device's to 8 */
+static char *fmt_majmin(dev_t dev, bool backing)
+{
+	char *s = NULL;
+	int n = backing ? asprintf(&s, "%8u:%-3u", major(dev), minor(dev)) :
+			  asprintf(&s, "%3u:%-3u", major(dev), minor(dev));
+
+	if (n < 0)
+		err(EXIT_FAILURE, "failed to add output data");
+	return s;
+}
+
+/* The cell text of one column for the bound device; NULL for empty. */
+/*
+ * An encrypted device's cells: the real image and the range the user
+ * gave, not the engine's FUSE file. 1 when @col was answered.
+ */
+static int crypt_cell(struct loopdev *ld, int col, char **res)
+{
+	const struct loop_state *cs = crypt_state(ld);
+
+	*res = NULL;
+	if (!cs) {
+		/* plain devices have no cipher, key or engine */
+		return col >= COL_UL_COUNT;
+	}
+	switch (col) {
+	case COL_BACK_FILE:
+		*res = strdup(cs->image);
+		return 1;
+	case COL_OFFSET:
+		*res = fmt_u64(cs->offset);
+		return 1;
+	case COL_SIZELIMIT:
+		*res = fmt_u64(cs->sizelimit);
+		return 1;
+	case COL_BACK_INO:
+		*res = fmt_u64((uint64_t)cs->image_ino);
+		return 1;
+	case COL_BACK_MAJMIN:
+		*res = fmt_majmin(cs->image_dev, true);
+		return 1;
+	case COL_CIPHER:
+		*res = cs->cipher[0] ? strdup(cs->cipher) : NULL;
+		return 1;
+	case COL_KEYBITS:
+		*res = cs->key_bits ? fmt_u64(cs->key_bits) : NULL;
+		return 1;
+	case COL_ENGINE:
+		*res = strdup(loop_engine_name(cs->engine));
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static char *cell(struct loopdev *ld, int col)
+{
+	char *s = NULL;
+	uint64_t v;
+	dev_t dev = 0;
+	ino_t ino = 0;
+	struct stat st;
+
+	if (crypt_cell(ld, col, &s))
+		return s;
+	switch (col) {
+	case COL_NAME:
+		return strdup(loopdev_get_path(ld));
+	case COL_BACK_FILE:
+		return loopdev_get_backing_file(ld, &s) == 0 ? s : NULL;
+	case COL_OFFSET:
+		return loopdev_get_offset(ld, &v) == 0 ? fmt_u64(v) : NULL;
+	case COL_SIZELIMIT:
+		return loopdev_get_sizelimit(ld, &v) == 0 ? fmt_u64(v) : NULL;
+	case COL_BACK_MAJMIN:
+		if (loopdev_get_backing_dev(ld, &dev, NULL) == 0 && dev)
+			return fmt_majmin(dev, true);
+		return NULL;
+	case COL_MAJMIN:
+		if (stat(loopdev_get_path(ld), &st) == 0 && S_ISBLK(st.st_mode) &&
+		    (major(st.st_rdev) == LOOP_MAJOR ||
+		     loopdev_get_kind(ld) != LOOPDEV_KIND_LOOP))
+			return fmt_majmin(st.st_rdev, false);
+		return NULL;
+	case COL_BACK_INO:
+		if (loopdev_get_backing_dev(ld, NULL, &ino) == 0 && ino)
+			return fmt_u64(ino);
+		return NULL;
+	case COL_AUTOCLR:
+		return strdup(loopdev_has_flag(ld, LO_FLAGS_AUTOCLEAR) ? "1" : "0");
+	case COL_RO:
+		return strdup(loopdev_has_flag(ld, LO_FLAGS_READ_ONLY) ? "1" : "0");
+	case COL_DIO:
+		return strdup(loopdev_has_flag(ld, LO_FLAGS_DIRECT_IO) ? "1" : "0");
+	case COL_PARTSCAN:
+		return strdup(loopdev_has_flag(ld, LO_FLAGS_PARTSCAN) ? "1" : "0");
+	case COL_LOGSEC:
+		return loopdev_get_block_size(ld, &v) == 0 ? fmt_u64(v) : NULL;
+	default:
+		return NULL;
+	}
+}
+
+static int add_line(struct libscols_table *tb, struct loopdev *ld,
+		    const struct list_opts *lo)
+{
+	struct libscols_line *ln = scols_table_new_line(tb, NULL);
+	size_t i;
+
+	if (!ln)
+		err(EXIT_FAILURE, "failed to allocate output line");
+	for (i = 0; i < lo->ncolumns; i++) {
+		char *data = cell(ld, lo->columns[i]);
+
+		if (data && scols_line_refer_data(ln, i, data))
+			err(EXIT_FAILURE, "failed to add output data");
+	}
+	return 0;
+}
+
+struct table_ctx {
+	struct libscols_table *tb;
+	const struct list_opts *lo;
+};
+
+static int add_line_cb(struct loopdev *ld, void *data)
+{
+	struct table_ctx *t = data;
+
+	return add_line(t->tb, ld, t->lo);
+}
+
+int show_table(struct loopdev *ld, const struct list_opts *lo,
+	       struct file_filter *f)
+{
+	struct libscols_table *tb;
+	size_t i;
+	int rc = 0;
+
+	scols_init_debug(0);
+	tb = scols_new_table();
+	if (!tb)
+		err(EXIT_FAILURE, "failed to allocate output table");
+	scols_table_enable_raw(tb, lo->raw);
+	scols_table_enable_json(tb, lo->json);
+	scols_table_enable_noheadings(tb, lo->no_headings);
+	if (lo->json)
+		scols_table_set_name(tb, "loopdevices");
+
+	for (i = 0; i < lo->ncolumns; i++) {
+		const struct column_info *ci = &column_infos[lo->columns[i]];
+		struct libscols_column *cl;
+
+		cl = scols_table_new_column(tb, ci->name, ci->whint, ci->flags);
+		if (!cl)
+			err(EXIT_FAILURE, "failed to allocate output column");
+		if (lo->json)
+			scols_column_set_json_type(cl, ci->json_type);
+	}
+
+	if (loopdev_get_path(ld)) {
+		rc = add_line(tb, ld, lo);
+	} else {
+		struct table_ctx t = { tb, lo };
+
+		rc = for_each_used_device(ld, f, add_line_cb, &t);
+	}
+	if (rc == 0)
+		rc = scols_print_table(tb);
+	scols_unref_table(tb);
+	return rc;
+}

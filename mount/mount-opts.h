@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The mount options of fstab type "cryptoloop", and what each becomes. */
+#ifndef MOUNT_OPTS_H
+#define MOUNT_OPTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum mopt_target {
+	MOPT_LOSETUP,		/* becomes a losetup option */
+	MOPT_FSTYPE,		/* the filesystem inside */
+	MOPT_PASSFD,		/* passphrase fd, inherited by losetup */
+	MOPT_READONLY,		/* both losetup -r and the mount's ro */
+};
+
+struct mopt_desc {
+	const char *name;	/* the documented name */
+	const char *legacy;	/* the name util-linux/loop-AES used, if different */
+	enum mopt_target target;
+	const char *losetup;	/* losetup option it maps to */
+	bool has_value;
+};
+
+extern const struct mopt_desc mopt_table[];
+extern const size_t mopt_table_size;
+
+/* What the options ask for, split into device setup and the mount. */
+struct mount_request {
+	char *losetup_args[64];		/* "-e", "aes", "-k", "256", ... (owned) */
+	size_t nargs;
+	char *fstype;			/* NULL: detect with libblkid */
+	int passfd;			/* -1: none */
+	bool readonly;
+	bool nofail;
+	char *fs_options;		/* what goes to the filesystem */
+	unsigned long seen;		/* bit per mopt_table row */
+};
+
+/*
+ * Split a comma-separated option string: our options into @req, the rest
+ * appended to req->fs_options. Returns 0, or -EINVAL with *bad set to the
+ * offending option (malloc'ed) for a missing value, a repeated option or
+ * a value given to an option that takes none.
+ */
+int mopt_parse(struct mount_request *req, const char *optstr, char **bad);
+void mopt_init(struct mount_request *req);
+/* Was the option of that (documented) name given? */
+bool mopt_given(const struct mount_request *req, const char *name);
+void mopt_free(struct mount_request *req);
+
+#endif

@@ -1,0 +1,209 @@
+#!/usr/bin/env bats
+# Bad input gets a clear error naming the object and leaves nothing
+# attached, mounted or running; a second writer is refused unless forced;
+# records of dead daemons and other boots are cleaned up.
+
+load helpers
+
+setup() { e2e_setup; }
+teardown() { e2e_teardown; }
+
+# fails ARGS...: our losetup fails, and leaves nothing new behind
+fails() {
+	local before
+	before=$(snapshot)
+	run timeout 20 "$LOSETUP" "$@" 3< "${PASSFILE:-$TESTDIR/pass}"
+	[ "$status" -ne 124 ] || fail "losetup hung"
+	[ "$status" -eq 1 ] || fail "exit status $status, expected 1: $output"
+	[ "$(snapshot)" = "$before" ] || fail "left behind: $(diff <(echo "$before") <(snapshot))"
+}
+
+@test "a missing image is named, nothing attached" {
+	fails --engine fuse -e aes -p 3 -f --show "$TESTDIR/missing.img"
+	[[ "$output" == *"$TESTDIR/missing.img: No such file or directory"* ]]
+}
+
+@test "an image not larger than its offset is named, nothing attached" {
+	img=$(image 512K)
+	fails --engine fuse -e AES256 -p 3 -o 1M -f "$img"
+	[[ "$output" == *"$img: the image does not reach past the offset"* ]]
+	fails --engine fuse -e AES256 -p 3 -o 512K -f "$img"
+	[[ "$output" == *"$img"* ]]
+}
+
+@test "a missing or wrong key file is named, nothing attached" {
+	img=$(image 16M)
+	fails --engine fuse -e AES128 --cleartext-keyfile "$TESTDIR/nokeys" -f "$img"
+	[[ "$output" == *"$TESTDIR/nokeys: No such file or directory"* ]]
+
+	: > "$TESTDIR/empty"
+	fails --engine fuse -e AES128 --cleartext-keyfile "$TESTDIR/empty" -f "$img"
+	[[ "$output" == *"$TESTDIR/empty"* ]]
+
+	echo "not a gpg file" > "$TESTDIR/bad.gpg"
+	export GNUPGHOME="$TESTDIR/gnupg"
+	mkdir -m 700 "$GNUPGHOME"
+	fails --engine fuse -e AES128 -K "$TESTDIR/bad.gpg" -p 3 -f "$img"
+	[[ "$output" == *"$TESTDIR/bad.gpg: gpg cannot decrypt the key file"* ]]
+}
+
+@test "no terminal and no --pass-fd: a clear error at once, never a wait" {
+	img=$(image 16M)
+	run timeout 20 setsid "$LOSETUP" --engine fuse -e aes -f "$img" < /dev/null
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"no terminal"*"--pass-fd"* ]]
+	assert_clean
+}
+
+@test "a short loop-AES passphrase is refused unless --allow-short-passphrase" {
+	img=$(image 16M)
+	PASSFILE="$TESTDIR/short"
+	echo "short pass" > "$PASSFILE"
+	fails --engine fuse -e AES128 -p 3 -f "$img"
+	[[ "$output" == *"too short"* ]]
+	dev=$(attach --engine fuse -e AES128 -p 3 --allow-short-passphrase "$img")
+	detach "$dev"
+	assert_clean
+}
+
+@test "unknown cipher, engine or a bad offset: named, nothing attached" {
+	img=$(image 16M)
+	fails -e rot13 -p 3 -f "$img"
+	[[ "$output" == *"rot13: unknown encryption type"* ]]
+	fails --engine warp -e aes -p 3 -f "$img"
+	[[ "$output" == *"warp: unknown engine"* ]]
+	fails --engine fuse -e aes -p 3 -o 100 -f "$img"
+	[[ "$output" == *"$img: the offset of an encrypted device must be a multiple of 512"* ]]
+	fails -p 3 -f "$img"
+	[[ "$output" == *"need --encryption"* ]]
+}
+
+@test "the same image read-write twice is refused unless --force" {
+	img=$(image 16M)
+	dev=$(attach --engine fuse -e aes -p 3 "$img")
+	fails --engine fuse -e aes -p 3 -f --show "$img"
+	[[ "$output" == *"$img: the image is already in use"*"--force"* ]]
+	# the first device is untouched
+	dd if="$dev" of=/dev/null bs=4k count=1 iflag=direct status=none
+	# a plain loop device on the image counts too
+	run "$LOSETUP" -f --show "$img"
+	[ "$status" -eq 0 ]
+	track "$output"
+	plain=$output
+	"$UL_LOSETUP" -d "$plain"
+	dev2=$(attach --engine fuse -e aes -p 3 --force "$img")
+	[ "$dev2" != "$dev" ]
+	detach "$dev2"
+	detach "$dev"
+	# two read-only users are fine
+	dev=$(attach --engine fuse -e aes -p 3 -r "$img")
+	dev2=$(attach --engine fuse -e aes -p 3 -r "$img")
+	run "$LOSETUP" -l -n -O RO "$dev2"
+	[ "$(echo $output)" = 1 ]
+	run dd if=/dev/zero of="$dev" bs=4k count=1 oflag=direct
+	[ "$status" -ne 0 ]
+	detach "$dev2"
+	detach "$dev"
+	assert_clean
+}
+
+@test "a plain loop device on the image blocks an encrypted writer" {
+	img=$(image 16M)
+	plain=$("$LOSETUP" -f --show "$img")
+	track "$plain"
+	fails --engine fuse -e aes -p 3 -f "$img"
+	[[ "$output" == *"already in use"* ]]
+	"$LOSETUP" -d "$plain"
+}
+
+@test "listing shows the real image and the user's range; -j finds it by the real image" {
+	img=$(image 20M)
+	dev=$(attach --engine fuse -e AES256 -p 3 -o 1M --sizelimit 16M "$img")
+	run "$LOSETUP" -a
+	[[ "$output" == *"$dev: ["*"]:$(stat -c %i "$img") ($img), offset 1048576, sizelimit 16777216, encryption AES256 (type 16)"* ]]
+	run "$LOSETUP" "$dev"
+	[[ "$output" == "$dev: ["*"($img), offset 1048576, sizelimit 16777216, encryption AES256 (type 16)" ]]
+	run "$LOSETUP" -j "$img"
+	[[ "$output" == "$dev: "*"($img)"* ]]
+	run "$LOSETUP" -J -O NAME,BACK-FILE,OFFSET,SIZELIMIT,CIPHER,KEYBITS,ENGINE "$dev"
+	[[ "$output" == *'"back-file": "'"$img"'"'* ]]
+	[[ "$output" == *'"offset": 1048576'* ]]
+	[[ "$output" == *'"sizelimit": 16777216'* ]]
+	[[ "$output" == *'"cipher": "AES256"'* ]]
+	[[ "$output" == *'"keybits": 256'* ]]
+	[[ "$output" == *'"engine": "fuse"'* ]]
+	[ "$(blockdev --getsize64 "$dev")" -eq 16777216 ]
+	# the default columns are util-linux's
+	run "$LOSETUP" -l
+	[[ "${lines[0]}" == "NAME"*"SIZELIMIT"*"OFFSET"*"AUTOCLEAR"*"RO"*"BACK-FILE"*"DIO"*"LOG-SEC" ]]
+	[[ "${lines[0]}" != *CIPHER* ]]
+	detach "$dev"
+}
+
+@test "a record whose daemon died and whose device was detached behind our back is cleaned" {
+	img=$(image 16M)
+	dev=$(attach --engine fuse -e aes -p 3 "$img")
+	rec=$(grep -l "device=$dev\$" "$STATE_DIR"/*/state)
+	pid=$(grep '^pid=' "$rec" | cut -d= -f2)
+	kill -9 "$pid"
+	"$UL_LOSETUP" -d "$dev"
+	run "$LOSETUP" -a
+	[[ "$output" != *"$img"* ]]
+	[ ! -e "$rec" ]
+	assert_clean
+}
+
+@test "a record from another boot is cleaned" {
+	dir="$STATE_DIR/fuse.e2etest$$"
+	mkdir -p "$dir/mnt"
+	printf '%s\n' "device=/dev/loop7" "image=$TESTDIR/gone.img" "engine=fuse" \
+		"pid=999999" "pid_start=1" "mount=$dir/mnt" \
+		"boot_id=00000000-0000-0000-0000-000000000000" > "$dir/state"
+	"$LOSETUP" -a > /dev/null
+	[ ! -e "$dir" ]
+}
+
+@test "--list-ciphers names the formats; --help adds an encryption section" {
+	run "$LOSETUP" --list-ciphers
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"aes "*"util-linux 2.12 cryptoloop"* ]]
+	[[ "$output" == *"AES256 "*"loop-AES"* ]]
+	run "$LOSETUP" --help
+	[[ "$output" == *"Encryption options:"*"-e, --encryption <name>"*"--cleartext-keyfile <file>"*"--engine <name>"* ]]
+}
+
+@test "an explicit device: attached there; a busy one is named" {
+	img=$(image 16M)
+	for _ in 1 2 3; do
+		free=$("$LOSETUP" -f) || skip "no free loop device"
+		if "$LOSETUP" --engine fuse -e aes -p 3 "$free" "$img" 3< "$TESTDIR/pass"; then
+			break
+		fi
+		free=""	# somebody else took it meanwhile
+	done
+	[ -n "$free" ]
+	track "$free"
+	run "$LOSETUP" -l -n -O NAME,BACK-FILE,ENGINE "$free"
+	[ "$(echo $output)" = "$free $img fuse" ]
+	img2=$(image 16M other)
+	fails --engine fuse -e aes -p 3 "$free" "$img2"
+	[[ "$output" == *"$free: failed to set up loop device: Device or resource busy"* ]]
+	detach "$free"
+	assert_clean
+}
+
+@test "--engine auto picks kmod only where the module is; here: fuse" {
+	img=$(image 16M)
+	dev=$(attach -e aes -p 3 "$img")
+	run "$LOSETUP" -l -n -O ENGINE "$dev"
+	if [ -e /dev/cryptoloop-control ]; then
+		[ "$(echo $output)" = kmod ]
+	else
+		[ "$(echo $output)" = fuse ]
+	fi
+	detach "$dev"
+	if [ ! -e /dev/cryptoloop-control ]; then
+		fails --engine kmod -e aes -p 3 -f "$img"
+		[[ "$output" == *"engine kmod is not available here"* ]]
+	fi
+}

@@ -1,0 +1,173 @@
+# Shared by the encrypted-device (e2e) tests. Every device a test attaches
+# is recorded, and teardown removes exactly those, their daemons and
+# mounts, never anything else. Passphrases go through fds, never argv/env.
+
+: "${top_builddir:=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}"
+LOSETUP="$top_builddir/losetup/losetup"
+# the daemon of this build tree, not an installed one
+export CRYPTOLOOP_FUSE_DAEMON="$top_builddir/fuse/cryptoloop-fuse"
+UL_LOSETUP=/usr/sbin/losetup
+STATE_DIR=/run/cryptoloop
+
+# a passphrase long enough for loop-AES (20+), and one for cryptoloop
+PASS="correct horse battery staple 42"
+
+e2e_setup() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root for loop devices and FUSE"
+	[ -c /dev/fuse ] || skip "needs /dev/fuse"
+	TESTDIR=$(mktemp -d "${BATS_TMPDIR:-/tmp}/cryptoloop-e2e.XXXXXX")
+	DEVLIST="$TESTDIR/devices"
+	MNT="$TESTDIR/mnt"
+	mkdir -p "$MNT"
+	: > "$DEVLIST"
+	printf '%s\n' "$PASS" > "$TESTDIR/pass"
+}
+
+# the pids of daemons serving images in our directory
+our_daemons() {
+	pgrep -f -- "--image $TESTDIR/" || true
+}
+
+e2e_teardown() {
+	local dev pid
+	[ -n "${TESTDIR:-}" ] || return 0
+	mountpoint -q "$MNT" 2>/dev/null && umount "$MNT"
+	while read -r dev; do
+		[ -n "$dev" ] || continue
+		# only a device that still serves one of our images
+		if "$LOSETUP" -l -n -O BACK-FILE "$dev" 2>/dev/null | grep -q "^$TESTDIR/"; then
+			"$LOSETUP" -d "$dev" || true
+		fi
+	done < "$DEVLIST"
+	for pid in $(our_daemons); do kill -9 "$pid" 2>/dev/null || true; done
+	[ -z "${TINYFS:-}" ] || ! mountpoint -q "$TINYFS" || umount "$TINYFS"
+	# listing collects what dead daemons left
+	"$LOSETUP" -a > /dev/null 2>&1 || true
+	rm -rf "$TESTDIR"
+}
+
+fail() {
+	echo "$@" >&2
+	return 1
+}
+
+track() {
+	echo "$1" >> "$DEVLIST"
+}
+
+# attach ARGS... IMAGE: losetup -f --show with fd 3 on $PASSFILE (default
+# the test passphrase); prints the device
+attach() {
+	local dev
+	dev=$("$LOSETUP" -f --show "$@" 3< "${PASSFILE:-$TESTDIR/pass}") || return 1
+	track "$dev"
+	echo "$dev"
+}
+
+detach() {
+	"$LOSETUP" -d "$1"
+}
+
+# make a sparse image of SIZE; prints its path
+image() {
+	local f="$TESTDIR/${2:-image}"
+	truncate -s "$1" "$f"
+	echo "$f"
+}
+
+# fs_write DEV: ext4 with a few files; their checksums in $TESTDIR/sums
+fs_write() {
+	mkfs.ext4 -q -F "$1"
+	mount "$1" "$MNT"
+	head -c 3M /dev/urandom > "$MNT/random.bin"
+	seq 1 20000 > "$MNT/numbers.txt"
+	mkdir "$MNT/dir"
+	echo "hello from an encrypted loop device" > "$MNT/dir/hello.txt"
+	(cd "$MNT" && sha256sum random.bin numbers.txt dir/hello.txt) > "$TESTDIR/sums"
+	umount "$MNT"
+}
+
+# fs_verify DEV: fsck clean, files intact
+fs_verify() {
+	fsck.ext4 -n -f "$1" > /dev/null 2>&1 || fail "fsck found errors on $1"
+	mount -o ro "$1" "$MNT"
+	(cd "$MNT" && sha256sum -c --quiet "$TESTDIR/sums") || { umount "$MNT"; fail "checksums differ"; }
+	umount "$MNT"
+}
+
+# the device's plaintext, read around the page cache
+device_bytes() {
+	dd if="$1" bs=1M iflag=direct status=none
+}
+
+# hex of the util-linux 2.12 raw key: the passphrase's first 31 bytes,
+# zero padded to 32 (xstrncpy)
+raw_key_hex() {
+	local k
+	k=$(printf '%s' "$1" | head -c 31 | od -An -tx1 | tr -d ' \n')
+	while [ ${#k} -lt 64 ]; do k="${k}00"; done
+	echo "$k"
+}
+
+# le_iv SECTOR BYTES: the sector number little-endian in BYTES bytes, zero padded to 16
+le_iv() {
+	local s=$1 n=$2 i out=""
+	for ((i = 0; i < n; i++)); do
+		out="$out$(printf '%02x' $(( (s >> (8 * i)) & 255 )))"
+	done
+	while [ ${#out} -lt 32 ]; do out="${out}00"; done
+	echo "$out"
+}
+
+# openssl_check IMAGE DEV KEYHEX IVBYTES OFFSET_SECTORS SECTOR...: each
+# device sector equals the image's sector decrypted by openssl
+# (AES-256-CBC, IV = le(file sector) in IVBYTES bytes)
+openssl_check() {
+	local img=$1 dev=$2 key=$3 ivb=$4 off=$5 s fs
+	shift 5
+	for s in "$@"; do
+		fs=$((s + off))
+		cmp <(dd if="$img" bs=512 skip="$fs" count=1 status=none |
+			openssl enc -d -aes-256-cbc -nopad -K "$key" -iv "$(le_iv "$fs" "$ivb")") \
+		    <(dd if="$dev" bs=512 skip="$s" count=1 iflag=direct status=none) ||
+			fail "sector $s: the image does not decrypt to the device's data (openssl)"
+	done
+}
+
+# sectors_in_use DEV: some sectors ext4 wrote, plus the first and last
+sample_sectors() {
+	local size
+	size=$(blockdev --getsz "$1")
+	echo 0 1 2 3 8 1024 1025 2048 4096 8191 $((size / 2)) $((size / 2 + 1)) $((size - 1))
+}
+
+# what of ours exists: daemons, records, loop devices, FUSE mounts
+snapshot() {
+	our_daemons
+	grep -ls "image=$TESTDIR/" "$STATE_DIR"/*/state || true
+	"$UL_LOSETUP" -a | grep -F "$TESTDIR" || true
+	grep " $STATE_DIR/" /proc/mounts || true
+}
+
+# no device, mount or daemon of ours is left
+assert_clean() {
+	[ -z "$(our_daemons)" ] || fail "daemon still running: $(our_daemons)"
+	! grep -q "$TESTDIR" /proc/mounts || fail "mount left: $(grep "$TESTDIR" /proc/mounts)"
+	! "$UL_LOSETUP" -a | grep -q "$TESTDIR" || fail "loop device left"
+	! grep -rqs "image=$TESTDIR/" "$STATE_DIR" || fail "state record left"
+	# nothing of the engine without its record: loop devices on a FUSE
+	# file, FUSE mounts
+	local f dir mnt
+	for f in /sys/block/loop*/loop/backing_file; do
+		[ -r "$f" ] || continue
+		case "$(cat "$f")" in
+		"$STATE_DIR"/*) dir=$(dirname "$(dirname "$(cat "$f")")")
+			[ -f "$dir/state" ] || fail "loop device on $(cat "$f") without a record";;
+		esac
+	done
+	while read -r _ mnt _; do
+		case "$mnt" in
+		"$STATE_DIR"/*) [ -f "$(dirname "$mnt")/state" ] || fail "FUSE mount $mnt without a record";;
+		esac
+	done < /proc/mounts
+}

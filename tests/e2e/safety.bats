@@ -1,0 +1,176 @@
+#!/usr/bin/env bats
+# Data safety of the FUSE engine: what fsync acknowledged survives a
+# killed daemon; a killed daemon means EIO, not a hang, and still detaches
+# cleanly; a full or failing backing filesystem is an I/O error on the
+# device; secrets stay out of argv and the environment.
+
+load helpers
+
+setup() { e2e_setup; }
+teardown() { e2e_teardown; }
+
+daemon_of() {
+	"$LOSETUP" -a > /dev/null	# collect stale records first
+	grep -l "device=$1\$" "$STATE_DIR"/*/state | xargs grep -h '^pid=' | cut -d= -f2
+}
+
+@test "fsync'ed writes survive kill -9 of the daemon, encrypted in the image" {
+	img=$(image 16M)
+	dev=$(attach --engine fuse -e aes -p 3 "$img")
+	head -c 4M /dev/urandom > "$TESTDIR/data"
+	pid=$(daemon_of "$dev")
+	[ -n "$pid" ]
+	# watch the daemon: the device's fsync must become an fsync of the image
+	strace -f -qq -p "$pid" -e trace=fsync,fdatasync -o "$TESTDIR/strace" 2> /dev/null &
+	tracer=$!
+	for _ in $(seq 50); do
+		[ "$(ls /proc/$pid/task | wc -l)" -gt 0 ] &&
+			grep -q "TracerPid:[[:space:]]*$tracer" /proc/$pid/status && break
+		sleep 0.1
+	done
+	# buffered writes, then fsync: only the fsync makes them durable
+	dd if="$TESTDIR/data" of="$dev" bs=64k conv=fsync status=none
+	kill "$tracer"
+	wait "$tracer" || true
+	grep -Eq "f(data)?sync\(" "$TESTDIR/strace" || fail "fsync on the device did not reach the image"
+	kill -9 "$pid"
+	# the data is in the image, and not as plaintext
+	[ "$(head -c 4M "$img" | tr -d '\0' | wc -c)" -gt 4000000 ]
+	! cmp -s "$TESTDIR/data" <(head -c 4M "$img")
+	detach "$dev"
+	assert_clean
+	dev=$(attach --engine fuse -e aes -p 3 "$img")
+	cmp "$TESTDIR/data" <(head -c 4M "$dev")
+	openssl_check "$img" "$dev" "$(raw_key_hex "$PASS")" 4 0 0 1 4095 8191
+	detach "$dev"
+}
+
+@test "a killed daemon gives EIO on the device, never a hang, and -d cleans up" {
+	img=$(image 16M)
+	dev=$(attach --engine fuse -e AES256 -p 3 "$img")
+	kill -9 "$(daemon_of "$dev")"
+	run timeout 20 dd if="$dev" of=/dev/null bs=4k count=1 iflag=direct
+	[ "$status" -ne 124 ] || fail "reading the device hung"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Input/output error"* ]] || [[ "$output" == *"Transport endpoint"* ]]
+	run timeout 20 dd if=/dev/zero of="$dev" bs=4k count=1 oflag=direct
+	[ "$status" -ne 124 ] && [ "$status" -ne 0 ]
+	# still listed with its real image until detached
+	run "$LOSETUP" -l -n -O BACK-FILE "$dev"
+	[ "$(echo $output)" = "$img" ]
+	run timeout 20 "$LOSETUP" -d "$dev"
+	[ "$status" -eq 0 ]
+	assert_clean
+}
+
+@test "a daemon stopped with SIGTERM under its device: EIO, still listed, -d cleans up" {
+	img=$(image 16M)
+	dev=$(attach --engine fuse -e aes -p 3 "$img")
+	pid=$(daemon_of "$dev")
+	kill -TERM "$pid"
+	for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+	run timeout 20 dd if="$dev" of=/dev/null bs=4k count=1 iflag=direct
+	[ "$status" -ne 124 ] && [ "$status" -ne 0 ]
+	run "$LOSETUP" -l -n -O BACK-FILE,ENGINE "$dev"
+	[ "$(echo $output)" = "$img fuse" ]
+	run timeout 20 "$LOSETUP" -d "$dev"
+	[ "$status" -eq 0 ]
+	assert_clean
+}
+
+@test "-d tears down loop device, daemon and FUSE mount; nothing of ours is left" {
+	img=$(image 16M)
+	dev=$(attach --engine fuse -e AES128 -p 3 "$img")
+	pid=$(daemon_of "$dev")
+	mnt=$(grep -l "device=$dev\$" "$STATE_DIR"/*/state | xargs grep -h '^mount=' | cut -d= -f2)
+	grep -q " $mnt fuse" /proc/mounts
+	detach "$dev"
+	! kill -0 "$pid" 2>/dev/null || [ "$(awk '{print $3}' /proc/$pid/stat)" = Z ]
+	! grep -q " $mnt " /proc/mounts
+	[ ! -e "$mnt" ]
+	! [ -e "/sys/block/${dev#/dev/}/loop/backing_file" ] ||
+		! grep -q "$mnt" "/sys/block/${dev#/dev/}/loop/backing_file"
+	assert_clean
+}
+
+@test "-d on a mounted device defers like util-linux; the daemon goes at umount" {
+	img=$(image 16M)
+	dev=$(attach --engine fuse -e aes -p 3 "$img")
+	mkfs.ext4 -q "$dev"
+	mount "$dev" "$MNT"
+	detach "$dev"
+	echo still writable > "$MNT/file"
+	umount "$MNT"
+	for _ in $(seq 50); do [ -z "$(our_daemons)" ] && break; sleep 0.1; done
+	"$LOSETUP" -a > /dev/null
+	assert_clean
+}
+
+@test "ENOSPC on the backing filesystem is an I/O error on the device" {
+	TINYFS="$TESTDIR/tiny"
+	mkdir "$TINYFS"
+	mount -t tmpfs -o size=4M tmpfs "$TINYFS"
+	truncate -s 32M "$TINYFS/image"
+	dev=$(attach --engine fuse -e aes -p 3 "$TINYFS/image")
+	run dd if=/dev/urandom of="$dev" bs=1M count=16 oflag=direct
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"No space left"* || "$output" == *"Input/output error"* ]]
+	# what did fit reads back
+	run dd if="$dev" of=/dev/null bs=1M count=1 iflag=direct
+	[ "$status" -eq 0 ]
+	detach "$dev"
+	umount "$TINYFS"
+	assert_clean
+}
+
+@test "I/O errors of the backing device (a loop-mounted ext4 that fills up) reach the device" {
+	truncate -s 8M "$TESTDIR/fs.img"
+	mkfs.ext4 -q "$TESTDIR/fs.img"
+	TINYFS="$TESTDIR/ext4"
+	mkdir "$TINYFS"
+	mount -o loop "$TESTDIR/fs.img" "$TINYFS"
+	truncate -s 64M "$TINYFS/image"
+	dev=$(attach --engine fuse -e AES256 -p 3 "$TINYFS/image")
+	run dd if=/dev/urandom of="$dev" bs=1M count=32 conv=fsync
+	[ "$status" -ne 0 ]
+	detach "$dev"
+	umount "$TINYFS"
+	assert_clean
+}
+
+@test "the daemon: no secrets in argv or environ, memory locked, no tty, no stdio" {
+	img=$(image 16M)
+	dev=$(attach --engine fuse -e aes -p 3 "$img")
+	pid=$(daemon_of "$dev")
+	! tr '\0' '\n' < "/proc/$pid/cmdline" | grep -qF "$PASS"
+	! tr '\0' '\n' < "/proc/$pid/environ" | grep -qF "$PASS"
+	[ "$(awk '/^VmLck/ {print $2}' "/proc/$pid/status")" -gt 0 ]
+	# no controlling terminal, own session
+	[ "$(awk '{print $7}' "/proc/$pid/stat")" = 0 ]
+	# stdio is /dev/null: nothing to print to
+	[ "$(readlink "/proc/$pid/fd/1")" = /dev/null ]
+	detach "$dev"
+}
+
+@test "writes that split sectors (straight to the daemon's file) read-modify-write correctly" {
+	img=$(image 4M)
+	dev=$(attach --engine fuse -e AES256 -p 3 "$img")
+	head -c 4M /dev/urandom > "$TESTDIR/model"
+	dd if="$TESTDIR/model" of="$dev" bs=1M oflag=direct status=none
+	file=$(dirname "$(grep -l "device=$dev\$" "$STATE_DIR"/*/state)")/mnt/data
+	# head only, tail only, inside one sector, across many sectors
+	for w in "5 10" "500 20" "1000 3000" "4095 2" "8191 1" "100000 70000"; do
+		set -- $w
+		head -c "$2" /dev/urandom > "$TESTDIR/piece"
+		for f in "$file" "$TESTDIR/model"; do
+			dd if="$TESTDIR/piece" of="$f" bs="$2" seek="$1" oflag=seek_bytes conv=notrunc status=none
+		done
+	done
+	cmp "$TESTDIR/model" "$file"
+	cmp "$TESTDIR/model" <(device_bytes "$dev")
+	detach "$dev"
+	# and it is all in the image, encrypted the same way
+	dev=$(attach --engine fuse -e AES256 -p 3 "$img")
+	cmp "$TESTDIR/model" <(device_bytes "$dev")
+	detach "$dev"
+}
