@@ -421,7 +421,14 @@ struct clo_device *clo_device_alloc(int number)
 	lo->tag_set.queue_depth = CLO_QUEUE_DEPTH;
 	lo->tag_set.numa_node = NUMA_NO_NODE;
 	lo->tag_set.cmd_size = sizeof(struct clo_cmd);
-	lo->tag_set.flags = BLK_MQ_F_SHOULD_MERGE | BLK_MQ_F_STACKING;
+	/*
+	 * No I/O scheduler by default: the backing store has its own, and an
+	 * elevator here only adds locking to every request (with mq-deadline
+	 * random 4 KiB reads measured 0.77x dm-crypt in tools/bench-vm,
+	 * without it 0.99x).
+	 */
+	lo->tag_set.flags = BLK_MQ_F_SHOULD_MERGE | BLK_MQ_F_STACKING |
+			    BLK_MQ_F_NO_SCHED_BY_DEFAULT;
 	lo->tag_set.driver_data = lo;
 	err = blk_mq_alloc_tag_set(&lo->tag_set);
 	if (err)

@@ -10,6 +10,10 @@
  *       --key-size N    lo_encrypt_key_size (default: bytes in --key)
  *       --offset N --sizelimit N --init N --block-size N
  *       --ro --autoclear --partscan --dio --set-fd --old-status
+ *   clctl cycle DEV FILE N [opts]   N times: LOOP_CONFIGURE, on every tenth
+ *                                  a 256 KiB O_DIRECT write and read-back
+ *                                  check, LOOP_CLR_FD (one process, so a
+ *                                  leak test is not dominated by forks)
  *   clctl multikey DEV KEYS         LOOP_MULTI_KEY_SETUP(_V3): KEYS holds
  *                                  64 or 65 32-byte slots
  *   clctl setstatus DEV [opts]      LOOP_SET_STATUS64 with the same options
@@ -20,6 +24,7 @@
  *
  * Exit status: 0, or 1 with "clctl: OP: strerror" on stderr.
  */
+#define _GNU_SOURCE /* O_DIRECT */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/loop.h>
@@ -192,6 +197,58 @@ static int cmd_attach(int argc, char **argv)
 	return 0;
 }
 
+static int cmd_cycle(int argc, char **argv)
+{
+	struct loop_config cfg;
+	struct opts o;
+	unsigned char *buf, *back;
+	long i, n;
+	int fd, ffd, dfd;
+
+	if (argc < 3 || parse_opts(argc - 3, argv + 3, &o))
+		return usage();
+	n = strtol(argv[2], NULL, 0);
+	if (posix_memalign((void **)&buf, 4096, 262144) ||
+	    posix_memalign((void **)&back, 4096, 262144))
+		return fail("posix_memalign");
+	for (i = 0; i < 262144; i++)
+		buf[i] = (unsigned char)(i * 7 + 3);
+	for (i = 0; i < n; i++) {
+		fd = open(argv[0], O_RDWR);
+		if (fd < 0)
+			return fail(argv[0]);
+		ffd = open(argv[1], O_RDWR);
+		if (ffd < 0)
+			return fail(argv[1]);
+		memset(&cfg, 0, sizeof(cfg));
+		cfg.fd = ffd;
+		cfg.info = o.info;
+		if (ioctl(fd, LOOP_CONFIGURE, &cfg))
+			return fail("LOOP_CONFIGURE");
+		close(ffd);
+		if (i % 10 == 9) {
+			dfd = open(argv[0], O_RDWR | O_DIRECT);
+			if (dfd < 0)
+				return fail(argv[0]);
+			if (pwrite(dfd, buf, 262144, 0) != 262144)
+				return fail("pwrite");
+			if (pread(dfd, back, 262144, 0) != 262144)
+				return fail("pread");
+			if (memcmp(buf, back, 262144)) {
+				fprintf(stderr, "clctl: read back differs\n");
+				return 1;
+			}
+			close(dfd);
+		}
+		if (ioctl(fd, LOOP_CLR_FD, 0))
+			return fail("LOOP_CLR_FD");
+		close(fd);
+	}
+	free(buf);
+	free(back);
+	return 0;
+}
+
 static int cmd_setstatus(int argc, char **argv)
 {
 	struct opts o;
@@ -303,6 +360,8 @@ int main(int argc, char **argv)
 	argv += 2;
 	if (!strcmp(cmd, "attach"))
 		return cmd_attach(argc, argv);
+	if (!strcmp(cmd, "cycle"))
+		return cmd_cycle(argc, argv);
 	if (!strcmp(cmd, "setstatus"))
 		return cmd_setstatus(argc, argv);
 	if (!strcmp(cmd, "multikey"))

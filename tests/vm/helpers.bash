@@ -120,6 +120,13 @@ with open(sys.argv[1], "w") as f:
 ' "$1" "$2"
 }
 
+# crypto_refs: live references to CBC and AES algorithms in /proc/crypto;
+# each transform we allocate holds one, so a leaked transform shows here.
+crypto_refs() {
+	awk '/^name/ { n = $3 } /^refcnt/ { if (n ~ /cbc|aes/) s += $3 }
+	     END { print s + 0 }' /proc/crypto
+}
+
 # mem_used_kb: memory in use that is neither page cache nor reclaimable
 # slab, in kB; a leak of pages or unreclaimable objects shows up here.
 mem_used_kb() {
