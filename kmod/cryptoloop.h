@@ -18,6 +18,8 @@
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
+#include "compat.h"
+
 #define CLO_NAME		"cryptoloop"
 #define CLO_SECTOR_SHIFT	9
 #define CLO_SECTOR_SIZE		BIT(CLO_SECTOR_SHIFT)
@@ -127,9 +129,9 @@ bool clo_is_our_disk(struct gendisk *disk);
 void clo_io_work(struct work_struct *work);
 
 /* ioctl.c */
-int clo_ioctl(struct block_device *bdev, fmode_t mode, unsigned int cmd,
+int clo_ioctl(struct block_device *bdev, clo_mode_t mode, unsigned int cmd,
 	      unsigned long arg);
-int clo_compat_ioctl(struct block_device *bdev, fmode_t mode,
+int clo_compat_ioctl(struct block_device *bdev, clo_mode_t mode,
 		     unsigned int cmd, unsigned long arg);
 void clo_release_autoclear(struct clo_device *lo);
 
