@@ -397,7 +397,7 @@ struct clo_device *clo_device_alloc(int number)
 	struct gendisk *disk;
 	int err;
 
-	lo = kzalloc(sizeof(*lo), GFP_KERNEL);
+	lo = kzalloc_obj(*lo, GFP_KERNEL);
 	if (!lo)
 		return ERR_PTR(-ENOMEM);
 	lo->number = number;

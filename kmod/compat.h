@@ -12,6 +12,7 @@
 
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
+#include <linux/slab.h>
 
 /* 6.12 moved the unaligned access helpers out of asm/. */
 #ifdef CLO_HAVE_LINUX_UNALIGNED_H
@@ -82,6 +83,11 @@ static inline struct gendisk *clo_mq_alloc_disk(struct blk_mq_tag_set *set,
 #define clo_numa_node_t		int
 #else
 #define clo_numa_node_t		unsigned int
+#endif
+
+/* Typed allocation helpers came after 6.12; the same thing before them. */
+#ifndef kzalloc_obj
+#define kzalloc_obj(obj, gfp)	kzalloc(sizeof(obj), gfp)
 #endif
 
 /* 6.14 made merging the default and removed the flag that asked for it. */

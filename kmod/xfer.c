@@ -63,7 +63,7 @@ static struct clo_xfer *clo_xfer_alloc(const char *cipher,
 	unsigned int i;
 	int err;
 
-	x = kzalloc(sizeof(*x), GFP_KERNEL);
+	x = kzalloc_obj(*x, GFP_KERNEL);
 	if (!x)
 		return ERR_PTR(-ENOMEM);
 	strscpy(x->cipher, cipher, sizeof(x->cipher));
