@@ -271,12 +271,11 @@ static int clo_discard(struct clo_device *lo, struct request *rq)
 	/*
 	 * Plain sector crypto keeps no metadata, so a punched hole is as
 	 * good as a discard: it reads back as garbage, which is what a
-	 * discarded sector is allowed to be.  On a block device a plain
-	 * punch is a zero-out; NO_HIDE_STALE makes it a real discard, and
-	 * stale data is only our own ciphertext.
+	 * discarded sector is allowed to be.  On a block device, see
+	 * CLO_BDEV_DISCARD_MODE.
 	 */
 	if (S_ISBLK(file->f_mapping->host->i_mode))
-		mode |= FALLOC_FL_NO_HIDE_STALE;
+		mode = CLO_BDEV_DISCARD_MODE;
 	ret = file->f_op->fallocate(file, mode, clo_rq_pos(lo, rq),
 				    blk_rq_bytes(rq));
 	if (ret == -EINVAL || ret == -EOPNOTSUPP)

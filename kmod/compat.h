@@ -12,6 +12,7 @@
 
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
+#include <linux/falloc.h>
 #include <linux/slab.h>
 
 /* 6.12 moved the unaligned access helpers out of asm/. */
@@ -83,6 +84,31 @@ static inline struct gendisk *clo_mq_alloc_disk(struct blk_mq_tag_set *set,
 #define clo_numa_node_t		int
 #else
 #define clo_numa_node_t		unsigned int
+#endif
+
+/*
+ * A discard on a block device under us.  Up to 6.11 a punch with
+ * NO_HIDE_STALE was a real discard there (stale data is only our own
+ * ciphertext).  6.12 dropped that flag in the series that added
+ * FALLOC_FL_MODE_MASK, which is what we probe for; since then a plain
+ * punch on a block device is a zero-out without fallback, so discard is
+ * offered as far as the device can zero, as loop does.
+ */
+#ifdef CLO_HAVE_FALLOC_MODE_MASK
+#define CLO_BDEV_DISCARD_MODE	(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE)
+
+static inline unsigned int clo_bdev_discard_sectors(struct block_device *bdev)
+{
+	return bdev_write_zeroes_sectors(bdev);
+}
+#else
+#define CLO_BDEV_DISCARD_MODE	(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE | \
+				 FALLOC_FL_NO_HIDE_STALE)
+
+static inline unsigned int clo_bdev_discard_sectors(struct block_device *bdev)
+{
+	return bdev_max_discard_sectors(bdev);
+}
 #endif
 
 /* Typed allocation helpers came after 6.12; the same thing before them. */

@@ -164,7 +164,7 @@ static void clo_config_discard(struct request_queue *q,
 		/* Passed down as a real discard, see clo_discard(). */
 		struct block_device *bdev = I_BDEV(inode);
 
-		clo_limits_discard(q, lim, bdev_max_discard_sectors(bdev),
+		clo_limits_discard(q, lim, clo_bdev_discard_sectors(bdev),
 				   bdev_discard_granularity(bdev));
 	} else {
 		clo_limits_discard(q, lim, UINT_MAX >> SECTOR_SHIFT,
