@@ -50,13 +50,13 @@ static int clo_backing_rw(struct clo_device *lo, bool write,
 
 	if (write) {
 		file_start_write(file);
-		ret = call_write_iter(file, &kiocb, &iter);
+		ret = file->f_op->write_iter(&kiocb, &iter);
 		file_end_write(file);
 		/* A short write is a full disk or a failing one: no retry. */
 		if (ret >= 0 && ret != bytes)
 			ret = -EIO;
 	} else {
-		ret = call_read_iter(file, &kiocb, &iter);
+		ret = file->f_op->read_iter(&kiocb, &iter);
 		/* Beyond the end of a shrunk file reads as zeros, like loop. */
 		if (ret >= 0) {
 			iov_iter_zero(iov_iter_count(&iter), &iter);
@@ -271,12 +271,11 @@ static int clo_discard(struct clo_device *lo, struct request *rq)
 	/*
 	 * Plain sector crypto keeps no metadata, so a punched hole is as
 	 * good as a discard: it reads back as garbage, which is what a
-	 * discarded sector is allowed to be.  On a block device a plain
-	 * punch is a zero-out; NO_HIDE_STALE makes it a real discard, and
-	 * stale data is only our own ciphertext.
+	 * discarded sector is allowed to be.  On a block device, see
+	 * CLO_BDEV_DISCARD_MODE.
 	 */
 	if (S_ISBLK(file->f_mapping->host->i_mode))
-		mode |= FALLOC_FL_NO_HIDE_STALE;
+		mode = CLO_BDEV_DISCARD_MODE;
 	ret = file->f_op->fallocate(file, mode, clo_rq_pos(lo, rq),
 				    blk_rq_bytes(rq));
 	if (ret == -EINVAL || ret == -EOPNOTSUPP)
@@ -343,7 +342,7 @@ static blk_status_t clo_queue_rq(struct blk_mq_hw_ctx *hctx,
 }
 
 static int clo_init_request(struct blk_mq_tag_set *set, struct request *rq,
-			    unsigned int hctx_idx, unsigned int numa_node)
+			    unsigned int hctx_idx, clo_numa_node_t numa_node)
 {
 	struct clo_cmd *cmd = blk_mq_rq_to_pdu(rq);
 
@@ -356,7 +355,7 @@ static const struct blk_mq_ops clo_mq_ops = {
 	.init_request	= clo_init_request,
 };
 
-static void clo_release(struct gendisk *disk, fmode_t mode)
+void clo_release_disk(struct gendisk *disk)
 {
 	struct clo_device *lo = disk->private_data;
 
@@ -377,7 +376,7 @@ static void clo_free_disk(struct gendisk *disk)
 
 static const struct block_device_operations clo_fops = {
 	.owner		= THIS_MODULE,
-	.release	= clo_release,
+	.release	= clo_release_compat,
 	.ioctl		= clo_ioctl,
 #ifdef CONFIG_COMPAT
 	.compat_ioctl	= clo_compat_ioctl,
@@ -397,7 +396,7 @@ struct clo_device *clo_device_alloc(int number)
 	struct gendisk *disk;
 	int err;
 
-	lo = kzalloc(sizeof(*lo), GFP_KERNEL);
+	lo = kzalloc_obj(*lo, GFP_KERNEL);
 	if (!lo)
 		return ERR_PTR(-ENOMEM);
 	lo->number = number;
@@ -427,14 +426,14 @@ struct clo_device *clo_device_alloc(int number)
 	 * random 4 KiB reads measured 0.77x dm-crypt in tools/bench-vm,
 	 * without it 0.99x).
 	 */
-	lo->tag_set.flags = BLK_MQ_F_SHOULD_MERGE | BLK_MQ_F_STACKING |
+	lo->tag_set.flags = CLO_MQ_F_MERGE | BLK_MQ_F_STACKING |
 			    BLK_MQ_F_NO_SCHED_BY_DEFAULT;
 	lo->tag_set.driver_data = lo;
 	err = blk_mq_alloc_tag_set(&lo->tag_set);
 	if (err)
 		goto destroy_wq;
 
-	disk = blk_mq_alloc_disk(&lo->tag_set, lo);
+	disk = clo_mq_alloc_disk(&lo->tag_set, lo);
 	if (IS_ERR(disk)) {
 		err = PTR_ERR(disk);
 		goto free_tag_set;

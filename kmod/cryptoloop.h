@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * cryptoloop: encrypted loop block devices for kernels without the loop
- * transfer hooks (5.16 and newer).
+ * transfer hooks.  Built and tested on 6.1, 6.12 and 7.2; compat.h holds
+ * what differs between them.
  *
  * Shared definitions of the module's parts: the control device, the block
  * devices and their I/O path, the loop ioctl ABI, the sector transfer
@@ -17,6 +18,8 @@
 #include <linux/mutex.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
+
+#include "compat.h"
 
 #define CLO_NAME		"cryptoloop"
 #define CLO_SECTOR_SHIFT	9
@@ -127,9 +130,9 @@ bool clo_is_our_disk(struct gendisk *disk);
 void clo_io_work(struct work_struct *work);
 
 /* ioctl.c */
-int clo_ioctl(struct block_device *bdev, fmode_t mode, unsigned int cmd,
+int clo_ioctl(struct block_device *bdev, clo_mode_t mode, unsigned int cmd,
 	      unsigned long arg);
-int clo_compat_ioctl(struct block_device *bdev, fmode_t mode,
+int clo_compat_ioctl(struct block_device *bdev, clo_mode_t mode,
 		     unsigned int cmd, unsigned long arg);
 void clo_release_autoclear(struct clo_device *lo);
 

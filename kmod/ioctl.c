@@ -150,27 +150,25 @@ static void clo_update_dio(struct clo_device *lo, bool want)
 		lo->flags &= ~LO_FLAGS_DIRECT_IO;
 }
 
-static void clo_config_discard(struct clo_device *lo)
+static void clo_config_discard(struct request_queue *q,
+			       struct queue_limits *lim, struct file *file,
+			       u32 flags)
 {
-	struct request_queue *q = lo->disk->queue;
-	struct file *file = lo->backing;
 	struct inode *inode = file->f_mapping->host;
 
-	if (!file->f_op->fallocate || (lo->flags & LO_FLAGS_READ_ONLY)) {
-		blk_queue_max_discard_sectors(q, 0);
-		q->limits.discard_granularity = 0;
+	if (!file->f_op->fallocate || (flags & LO_FLAGS_READ_ONLY)) {
+		clo_limits_discard(q, lim, 0, 0);
 		return;
 	}
 	if (S_ISBLK(inode->i_mode)) {
 		/* Passed down as a real discard, see clo_discard(). */
 		struct block_device *bdev = I_BDEV(inode);
 
-		blk_queue_max_discard_sectors(q, bdev_max_discard_sectors(bdev));
-		q->limits.discard_granularity =
-			bdev_discard_granularity(bdev);
+		clo_limits_discard(q, lim, clo_bdev_discard_sectors(bdev),
+				   bdev_discard_granularity(bdev));
 	} else {
-		blk_queue_max_discard_sectors(q, UINT_MAX >> SECTOR_SHIFT);
-		q->limits.discard_granularity = inode->i_sb->s_blocksize;
+		clo_limits_discard(q, lim, UINT_MAX >> SECTOR_SHIFT,
+				   inode->i_sb->s_blocksize);
 	}
 }
 
@@ -221,7 +219,7 @@ static void clo_rescan_partitions(struct clo_device *lo, bool locked)
 			lo->disk->disk_name, err);
 }
 
-static int clo_configure(struct clo_device *lo, fmode_t mode,
+static int clo_configure(struct clo_device *lo, clo_mode_t mode,
 			 struct block_device *bdev,
 			 const struct loop_config *config)
 {
@@ -229,6 +227,7 @@ static int clo_configure(struct clo_device *lo, fmode_t mode,
 	struct file *file;
 	struct clo_params p;
 	struct request_queue *q = lo->disk->queue;
+	struct queue_limits lim;
 	unsigned short bsize = config->block_size ?: CLO_SECTOR_SIZE;
 	bool partscan, wc;
 	int err;
@@ -242,8 +241,8 @@ static int clo_configure(struct clo_device *lo, fmode_t mode,
 	__module_get(THIS_MODULE);
 
 	/* Do not change a device someone else has claimed exclusively. */
-	if (!(mode & FMODE_EXCL)) {
-		err = bd_prepare_to_claim(bdev, clo_configure);
+	if (!(mode & CLO_MODE_EXCL)) {
+		err = clo_prepare_to_claim(bdev, clo_configure);
 		if (err)
 			goto put_file;
 	}
@@ -270,16 +269,30 @@ static int clo_configure(struct clo_device *lo, fmode_t mode,
 	if (err)
 		goto unlock;
 
+	if (!(file->f_mode & FMODE_WRITE) || !(mode & CLO_MODE_WRITE) ||
+	    !file->f_op->write_iter)
+		p.flags |= LO_FLAGS_READ_ONLY;
+
+	/*
+	 * Not bound yet, so no I/O can see the limits change.  Flush and FUA
+	 * both end in fsync: offer them only if it exists.
+	 */
+	wc = !(p.flags & LO_FLAGS_READ_ONLY) && file->f_op->fsync;
+	clo_limits_start(q, &lim);
+	clo_limits_write_cache(q, &lim, wc);
+	clo_limits_block_size(q, &lim, bsize);
+	clo_config_discard(q, &lim, file, p.flags);
+	err = clo_limits_commit(q, &lim);
+	if (err)
+		goto unlock;
+
 	lo->page_pool = mempool_create_page_pool(64, 0);
 	if (!lo->page_pool) {
 		err = -ENOMEM;
 		goto unlock;
 	}
 
-	disk_force_media_change(lo->disk, DISK_EVENT_MEDIA_CHANGE);
-	if (!(file->f_mode & FMODE_WRITE) || !(mode & FMODE_WRITE) ||
-	    !file->f_op->write_iter)
-		p.flags |= LO_FLAGS_READ_ONLY;
+	clo_force_media_change(lo->disk);
 	set_disk_ro(lo->disk, p.flags & LO_FLAGS_READ_ONLY);
 
 	lo->backing = file;
@@ -300,13 +313,6 @@ static int clo_configure(struct clo_device *lo, fmode_t mode,
 	mapping_set_gfp_mask(file->f_mapping,
 			     lo->old_gfp_mask & ~(__GFP_IO | __GFP_FS));
 
-	/* Flush and FUA both end in fsync: offer them only if it exists. */
-	wc = !(lo->flags & LO_FLAGS_READ_ONLY) && file->f_op->fsync;
-	blk_queue_write_cache(q, wc, wc);
-	blk_queue_logical_block_size(q, bsize);
-	blk_queue_physical_block_size(q, bsize);
-	blk_queue_io_min(q, bsize);
-	clo_config_discard(lo);
 	clo_update_dio(lo, lo->flags & LO_FLAGS_DIRECT_IO);
 	clo_update_size(lo);
 
@@ -327,7 +333,7 @@ static int clo_configure(struct clo_device *lo, fmode_t mode,
 	kobject_uevent(&disk_to_dev(lo->disk)->kobj, KOBJ_CHANGE);
 	if (partscan)
 		clo_rescan_partitions(lo, false);
-	if (!(mode & FMODE_EXCL))
+	if (!(mode & CLO_MODE_EXCL))
 		bd_abort_claiming(bdev, clo_configure);
 	clo_wipe_info(&info);
 	return 0;
@@ -339,7 +345,7 @@ unlock_ctl:
 free_xfer:
 	clo_xfer_destroy(p.xfer);
 abort_claim:
-	if (!(mode & FMODE_EXCL))
+	if (!(mode & CLO_MODE_EXCL))
 		bd_abort_claiming(bdev, clo_configure);
 put_file:
 	fput(file);
@@ -356,14 +362,16 @@ wipe_info:
 static void clo_unbind(struct clo_device *lo, bool in_release)
 {
 	struct request_queue *q = lo->disk->queue;
+	struct queue_limits lim;
 	struct clo_xfer *xfer;
 	struct file *file;
+	unsigned int memflags;
 	bool partscan;
 
 	clo_sysfs_remove(lo);
 
 	/* Wait for requests in flight; later ones fail in clo_queue_rq(). */
-	blk_mq_freeze_queue(q);
+	memflags = clo_freeze_queue(q);
 
 	mutex_lock(&clo_ctl_mutex);
 	mutex_lock(&lo->lock);
@@ -383,20 +391,27 @@ static void clo_unbind(struct clo_device *lo, bool in_release)
 	memset(lo->file_name, 0, sizeof(lo->file_name));
 	mempool_destroy(lo->page_pool);
 	lo->page_pool = NULL;
-	blk_queue_write_cache(q, false, false);
-	blk_queue_logical_block_size(q, CLO_SECTOR_SIZE);
-	blk_queue_physical_block_size(q, CLO_SECTOR_SIZE);
-	blk_queue_io_min(q, CLO_SECTOR_SIZE);
 	set_capacity(lo->disk, 0);
 	mutex_unlock(&lo->lock);
 	mutex_unlock(&clo_ctl_mutex);
 
-	blk_mq_unfreeze_queue(q);
+	clo_unfreeze_queue(q, memflags);
+
+	/*
+	 * Back to the defaults for the next user.  Every request fails in
+	 * clo_queue_rq() from now on, so the queue need not be frozen, and
+	 * the limits lock is not taken under ours.  Smaller blocks and no
+	 * cache are always valid limits.
+	 */
+	clo_limits_start(q, &lim);
+	clo_limits_write_cache(q, &lim, false);
+	clo_limits_block_size(q, &lim, CLO_SECTOR_SIZE);
+	WARN_ON_ONCE(clo_limits_commit(q, &lim));
 
 	/* The keys go now: crypto_free_skcipher() wipes each schedule. */
 	clo_xfer_destroy(xfer);
 
-	disk_force_media_change(lo->disk, DISK_EVENT_MEDIA_CHANGE);
+	clo_force_media_change(lo->disk);
 	if (partscan)
 		clo_rescan_partitions(lo, in_release);
 	set_bit(GD_SUPPRESS_PART_SCAN, &lo->disk->state);
@@ -455,6 +470,7 @@ static int clo_set_status(struct clo_device *lo, struct block_device *bdev,
 	struct clo_xfer *old_xfer;
 	struct clo_params p;
 	bool partscan = false;
+	unsigned int memflags;
 	u32 old_flags;
 	int err;
 
@@ -474,7 +490,7 @@ static int clo_set_status(struct clo_device *lo, struct block_device *bdev,
 	/* What the page cache holds was read with the old key or offset. */
 	sync_blockdev(bdev);
 	invalidate_bdev(bdev);
-	blk_mq_freeze_queue(q);
+	memflags = clo_freeze_queue(q);
 
 	old_flags = lo->flags;
 	old_xfer = lo->xfer;
@@ -494,7 +510,7 @@ static int clo_set_status(struct clo_device *lo, struct block_device *bdev,
 	clo_update_size(lo);
 	clo_update_dio(lo, lo->use_dio);
 
-	blk_mq_unfreeze_queue(q);
+	clo_unfreeze_queue(q, memflags);
 
 	if ((lo->flags & LO_FLAGS_PARTSCAN) &&
 	    !(old_flags & LO_FLAGS_PARTSCAN)) {
@@ -625,6 +641,7 @@ static int clo_set_capacity(struct clo_device *lo)
 
 static int clo_set_dio(struct clo_device *lo, unsigned long arg)
 {
+	unsigned int memflags;
 	int err;
 
 	err = mutex_lock_killable(&lo->lock);
@@ -634,9 +651,9 @@ static int clo_set_dio(struct clo_device *lo, unsigned long arg)
 		err = -ENXIO;
 		goto unlock;
 	}
-	blk_mq_freeze_queue(lo->disk->queue);
+	memflags = clo_freeze_queue(lo->disk->queue);
 	clo_update_dio(lo, !!arg);
-	blk_mq_unfreeze_queue(lo->disk->queue);
+	clo_unfreeze_queue(lo->disk->queue, memflags);
 	/* Like loop: asking for direct I/O that cannot work is an error. */
 	if (arg && !lo->use_dio)
 		err = -EINVAL;
@@ -649,6 +666,8 @@ static int clo_set_block_size(struct clo_device *lo, struct block_device *bdev,
 			      unsigned long arg)
 {
 	struct request_queue *q = lo->disk->queue;
+	struct queue_limits lim;
+	unsigned int memflags;
 	int err;
 
 	if (arg > PAGE_SIZE || blk_validate_block_size(arg))
@@ -663,12 +682,12 @@ static int clo_set_block_size(struct clo_device *lo, struct block_device *bdev,
 	/* The IV still counts 512-byte sectors: only the I/O unit changes. */
 	sync_blockdev(bdev);
 	invalidate_bdev(bdev);
-	blk_mq_freeze_queue(q);
-	blk_queue_logical_block_size(q, arg);
-	blk_queue_physical_block_size(q, arg);
-	blk_queue_io_min(q, arg);
+	clo_limits_start(q, &lim);
+	memflags = clo_freeze_queue(q);
+	clo_limits_block_size(q, &lim, arg);
+	err = clo_limits_commit(q, &lim);
 	clo_update_dio(lo, lo->use_dio);
-	blk_mq_unfreeze_queue(q);
+	clo_unfreeze_queue(q, memflags);
 unlock:
 	mutex_unlock(&lo->lock);
 	return err;
@@ -679,6 +698,7 @@ static int clo_multi_key(struct clo_device *lo, struct block_device *bdev,
 {
 	size_t len = CLO_MULTI_KEYS * CLO_KEY_SLOT + (v3 ? CLO_LMK_SEED_BYTES : 0);
 	struct clo_xfer *x, *old;
+	unsigned int memflags;
 	u8 *keys;
 	int err;
 
@@ -702,10 +722,10 @@ static int clo_multi_key(struct clo_device *lo, struct block_device *bdev,
 
 	sync_blockdev(bdev);
 	invalidate_bdev(bdev);
-	blk_mq_freeze_queue(lo->disk->queue);
+	memflags = clo_freeze_queue(lo->disk->queue);
 	old = lo->xfer;
 	lo->xfer = x;
-	blk_mq_unfreeze_queue(lo->disk->queue);
+	clo_unfreeze_queue(lo->disk->queue, memflags);
 	clo_xfer_destroy(old);
 unlock:
 	mutex_unlock(&lo->lock);
@@ -714,12 +734,12 @@ wipe:
 	return err;
 }
 
-static bool clo_may_change(fmode_t mode)
+static bool clo_may_change(clo_mode_t mode)
 {
-	return (mode & FMODE_WRITE) || capable(CAP_SYS_ADMIN);
+	return (mode & CLO_MODE_WRITE) || capable(CAP_SYS_ADMIN);
 }
 
-int clo_ioctl(struct block_device *bdev, fmode_t mode, unsigned int cmd,
+int clo_ioctl(struct block_device *bdev, clo_mode_t mode, unsigned int cmd,
 	      unsigned long arg)
 {
 	struct clo_device *lo = bdev->bd_disk->private_data;
@@ -797,7 +817,7 @@ int clo_ioctl(struct block_device *bdev, fmode_t mode, unsigned int cmd,
  * 32-bit callers; only the pointer needs converting.  The old struct
  * loop_info has longs in it and is not offered to them.
  */
-int clo_compat_ioctl(struct block_device *bdev, fmode_t mode,
+int clo_compat_ioctl(struct block_device *bdev, clo_mode_t mode,
 		     unsigned int cmd, unsigned long arg)
 {
 	switch (cmd) {

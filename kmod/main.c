@@ -9,9 +9,9 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/idr.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/xarray.h>
 
 #include "cryptoloop.h"
 
@@ -26,7 +26,7 @@ MODULE_PARM_DESC(max_devices,
 
 /* Serialises the index and state changes that walk other devices. */
 DEFINE_MUTEX(clo_ctl_mutex);
-static DEFINE_IDR(clo_index);
+static DEFINE_XARRAY_ALLOC(clo_index);
 
 /**
  * clo_add() - create a device
@@ -37,38 +37,44 @@ static DEFINE_IDR(clo_index);
  */
 int clo_add(int index)
 {
+	struct xa_limit limit = xa_limit_31b;
 	struct clo_device *lo;
-	int err, start = 0, end = max_devices;
+	u32 id;
+	int err;
 
+	if (max_devices)
+		limit.max = min_t(u32, max_devices - 1, INT_MAX);
 	if (index >= 0) {
 		if (max_devices && index >= max_devices)
 			return -ENOSPC;
-		start = index;
-		end = index + 1;
+		limit = XA_LIMIT(index, index);
 	}
 	err = mutex_lock_killable(&clo_ctl_mutex);
 	if (err)
 		return err;
-	/* Reserve the number first; the device is not findable yet. */
-	err = idr_alloc(&clo_index, NULL, start, end, GFP_KERNEL);
+	/*
+	 * Reserve the number first (a NULL entry): the device is not
+	 * findable until it is stored below.
+	 */
+	err = xa_alloc(&clo_index, &id, NULL, limit, GFP_KERNEL);
 	mutex_unlock(&clo_ctl_mutex);
-	if (err == -ENOSPC && index >= 0)
-		err = -EEXIST;
-	if (err < 0)
+	if (err == -EBUSY)
+		err = index >= 0 ? -EEXIST : -ENOSPC;
+	if (err)
 		return err;
-	index = err;
 
-	lo = clo_device_alloc(index);
+	lo = clo_device_alloc(id);
 	mutex_lock(&clo_ctl_mutex);
 	if (IS_ERR(lo)) {
-		idr_remove(&clo_index, index);
+		xa_erase(&clo_index, id);
 		mutex_unlock(&clo_ctl_mutex);
 		return PTR_ERR(lo);
 	}
 	lo->visible = true;
-	idr_replace(&clo_index, lo, index);
+	/* The slot is reserved: storing into it allocates nothing. */
+	xa_store(&clo_index, id, lo, GFP_KERNEL);
 	mutex_unlock(&clo_ctl_mutex);
-	return index;
+	return id;
 }
 
 /**
@@ -88,7 +94,7 @@ int clo_remove(int index)
 	err = mutex_lock_killable(&clo_ctl_mutex);
 	if (err)
 		return err;
-	lo = idr_find(&clo_index, index);
+	lo = xa_load(&clo_index, index);
 	if (!lo || !lo->visible) {
 		mutex_unlock(&clo_ctl_mutex);
 		return -ENODEV;
@@ -111,7 +117,7 @@ int clo_remove(int index)
 	/* del_gendisk() takes the open_mutex: no locks of ours held. */
 	clo_device_free(lo);
 	mutex_lock(&clo_ctl_mutex);
-	idr_remove(&clo_index, index);
+	xa_erase(&clo_index, index);
 	mutex_unlock(&clo_ctl_mutex);
 	return 0;
 }
@@ -124,14 +130,16 @@ int clo_remove(int index)
 int clo_get_free(void)
 {
 	struct clo_device *lo;
-	int id, err;
+	unsigned long id;
+	int err;
 
 	err = mutex_lock_killable(&clo_ctl_mutex);
 	if (err)
 		return err;
-	idr_for_each_entry(&clo_index, lo, id) {
+	/* Reserved numbers read as NULL and are skipped. */
+	xa_for_each(&clo_index, id, lo) {
 		/* A stale state only means we create a device: harmless. */
-		if (lo && lo->visible && data_race(lo->state) == CLO_UNBOUND) {
+		if (lo->visible && data_race(lo->state) == CLO_UNBOUND) {
 			mutex_unlock(&clo_ctl_mutex);
 			return id;
 		}
@@ -143,18 +151,16 @@ int clo_get_free(void)
 static void clo_remove_all(void)
 {
 	struct clo_device *lo;
-	int id;
+	unsigned long id;
 
 	/*
 	 * Only reached from module exit: bound devices hold a module
 	 * reference and open ones hold one through clo_fops.owner, so every
 	 * device is unbound and closed here.
 	 */
-	idr_for_each_entry(&clo_index, lo, id) {
-		if (lo)
-			clo_device_free(lo);
-	}
-	idr_destroy(&clo_index);
+	xa_for_each(&clo_index, id, lo)
+		clo_device_free(lo);
+	xa_destroy(&clo_index);
 }
 
 static int __init clo_init(void)

@@ -10,7 +10,6 @@
  */
 #include <linux/bitops.h>
 #include <linux/string.h>
-#include <asm/unaligned.h>
 
 #include "cryptoloop.h"
 

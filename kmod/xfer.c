@@ -26,7 +26,6 @@
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <asm/unaligned.h>
 
 #include "cryptoloop.h"
 
@@ -64,7 +63,7 @@ static struct clo_xfer *clo_xfer_alloc(const char *cipher,
 	unsigned int i;
 	int err;
 
-	x = kzalloc(sizeof(*x), GFP_KERNEL);
+	x = kzalloc_obj(*x, GFP_KERNEL);
 	if (!x)
 		return ERR_PTR(-ENOMEM);
 	strscpy(x->cipher, cipher, sizeof(x->cipher));

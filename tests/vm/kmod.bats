@@ -4,7 +4,9 @@
 # The cryptoloop module in the guest, checked against dm-crypt (cryptsetup
 # plain and loopaes modes) in the same kernel.  Run through
 #   tests/vm/run tests/vm/guest-kmod
-# Tests run in order; the module load/unload tests come last.
+# Tests run in order; the module load/unload tests come last.  The tests
+# tagged "core" are what every supported kernel must pass
+# (guest-kmod --filter-tags core); the newest kernel runs them all.
 
 load helpers
 
@@ -22,6 +24,7 @@ teardown() {
 	clvm_teardown
 }
 
+# bats test_tags=core
 @test "control device and initial devices exist, unbound devices have no loop/ dir" {
 	[ -c /dev/cryptoloop-control ]
 	[ -b /dev/cryptoloop0 ]
@@ -101,14 +104,17 @@ cross_check() {
 	cmp -n $((5 * 65536)) "$T/plain" "$dev"
 }
 
+# bats test_tags=core
 @test "cryptoloop format (aes-cbc-plain, AES-256, 32-bit IV) = dm-crypt aes-cbc-plain, offset 0" {
 	cross_check 32 aes-cbc-plain aes-cbc-plain 0 0
 }
 
+# bats test_tags=core
 @test "cryptoloop format with offset: IV counts sectors from file start (cryptsetup --skip = --offset)" {
 	cross_check 32 aes aes-cbc-plain 8192 0
 }
 
+# bats test_tags=core
 @test "plain64 (AES-128) = dm-crypt aes-cbc-plain64, offset 4096" {
 	cross_check 16 aes-cbc-plain64 aes-cbc-plain64 4096 0
 }
@@ -171,6 +177,7 @@ lmk_check() {
 	lmk_check 64 16 0
 }
 
+# bats test_tags=core
 @test "loop-AES multi-key v3 (65 keys, AES-128, seeded MD5 IV) = cryptsetup loopaes, offset 4096" {
 	lmk_check 65 16 4096
 }
@@ -220,6 +227,7 @@ lmk_check() {
 	cmp -n $((1 << 20)) "$T/plain" /dev/mapper/sp
 }
 
+# bats test_tags=core
 @test "ext4 on cryptoloop survives detach, reattach and remount; dm-crypt sees the same fs" {
 	head -c 32 /dev/urandom >"$T/key"
 	truncate -s 64M "$T/img"
@@ -504,6 +512,7 @@ PY
 	cmp -n $((4 << 20)) "$T/plain" "$dev"
 }
 
+# bats test_tags=core
 @test "100 attach/detach cycles leak no devices, crypto transforms or memory" {
 	head -c 32 /dev/urandom >"$T/key"
 	truncate -s 1M "$T/img"
@@ -545,6 +554,7 @@ PY
 	[ "$(cat /sys/module/cryptoloop/refcnt)" = 0 ]
 }
 
+# bats test_tags=core
 @test "unload is refused while a device is attached, clean after detach; 20 load/unload cycles" {
 	head -c 32 /dev/urandom >"$T/key"
 	truncate -s 1M "$T/img"

@@ -62,6 +62,7 @@ fs_roundtrip() {
 	"$L" -d "$dev"
 }
 
+# bats test_tags=core
 @test "losetup -e aes (util-linux 2.12 cryptoloop): ext4 survives reattach; cryptsetup plain opens the image" {
 	pass="a passphrase under 32"
 	echo "$pass" >"$T/pass"
@@ -113,6 +114,32 @@ multikey_vs_cryptsetup() {
 
 @test "losetup multi-key v2 (64-line key file, AES256) = cryptsetup loopaes" {
 	multikey_vs_cryptsetup 64 256
+}
+
+# bats test_tags=core
+@test "losetup -e AES128 -K (gpg-encrypted 65-line key file) = cryptsetup loopaes, both ways" {
+	loopaes_keyfile "$T/keys" 65
+	mkdir -m 700 "$T/gnupg"
+	CL_CLEANUP+=("gpgconf --homedir '$T/gnupg' --kill all")
+	echo "gpg passphrase for the key file" >"$T/pass"
+	gpg --homedir "$T/gnupg" --batch --no-options --quiet \
+		--pinentry-mode loopback --passphrase-fd 3 --symmetric \
+		--cipher-algo AES256 -a -o "$T/keys.gpg" "$T/keys" 3<"$T/pass"
+	truncate -s 8M "$T/img"
+	head -c $((4 << 20)) /dev/urandom >"$T/data"
+	lo_attach dev -e AES128 -K "$T/keys.gpg" -G "$T/gnupg" -p 3
+	[ "$(cat /sys/block/${dev#/dev/}/loop/multi_key)" = 65 ]
+	dd if="$T/data" of="$dev" bs=1M oflag=direct status=none
+	"$L" -d "$dev"
+	dm_open lk3 --type loopaes --key-file "$T/keys" --key-size 128 "$T/img"
+	cmp -n $((4 << 20)) "$T/data" /dev/mapper/lk3
+	# And back: what dm-crypt writes, losetup's device reads.
+	head -c $((2 << 20)) /dev/urandom >"$T/data2"
+	dd if="$T/data2" of=/dev/mapper/lk3 bs=1M seek=4 oflag=direct status=none
+	dm_close lk3
+	lo_attach dev -e AES128 -K "$T/keys.gpg" -G "$T/gnupg" -p 3
+	cmp -n $((2 << 20)) "$T/data2" <(tail -c +$((4 * 1048576 + 1)) "$dev")
+	cmp -n $((4 << 20)) "$T/data" "$dev"
 }
 
 @test "losetup picks kmod by itself, lists it with the cipher, and -d leaves nothing bound" {
