@@ -15,13 +15,12 @@
 #include <linux/fs.h>
 #include <linux/highmem.h>
 #include <linux/module.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
 
 #include "cryptoloop.h"
 
-/* Bounce pages per write batch; also the per-device page reserve. */
-#define CLO_BATCH_PAGES		64
 #define CLO_QUEUE_DEPTH		128
 
 static int clo_major;
@@ -33,9 +32,22 @@ bool clo_is_our_disk(struct gendisk *disk)
 	return disk->fops == &clo_fops;
 }
 
-static int clo_backing_rw(struct clo_device *lo, bool write,
-			  struct bio_vec *bvec, unsigned int nr, size_t bytes,
-			  loff_t pos)
+/*
+ * Swap I/O goes around the backing file's page cache whenever direct I/O
+ * works there, even when the device was not set up for direct I/O.  A
+ * buffered write only moves the data into page cache of the backing file,
+ * and that memory is freed by write-out and throttled against it, while
+ * freeing memory is what the swap-out is for; under pressure the two wait
+ * on each other.  Everything else keeps the mode the user chose.
+ */
+static bool clo_rq_dio(struct clo_device *lo, struct request *rq)
+{
+	return lo->use_dio || (lo->can_dio && (rq->cmd_flags & REQ_SWAP));
+}
+
+static int clo_backing_rw(struct clo_device *lo, struct request *rq,
+			  bool write, struct bio_vec *bvec, unsigned int nr,
+			  size_t bytes, loff_t pos)
 {
 	struct file *file = lo->backing;
 	struct iov_iter iter;
@@ -45,7 +57,7 @@ static int clo_backing_rw(struct clo_device *lo, bool write,
 	iov_iter_bvec(&iter, write ? ITER_SOURCE : ITER_DEST, bvec, nr, bytes);
 	init_sync_kiocb(&kiocb, file);
 	kiocb.ki_pos = pos;
-	if (lo->use_dio)
+	if (clo_rq_dio(lo, rq))
 		kiocb.ki_flags |= IOCB_DIRECT;
 
 	if (write) {
@@ -100,7 +112,8 @@ static int clo_rq_rw_direct(struct clo_device *lo, struct request *rq,
 	if (!bvec) {
 		/* Short of memory: go one segment at a time instead. */
 		rq_for_each_bvec(bv, rq, it) {
-			ret = clo_backing_rw(lo, write, &bv, 1, bv.bv_len, pos);
+			ret = clo_backing_rw(lo, rq, write, &bv, 1, bv.bv_len,
+					     pos);
 			if (ret)
 				return ret;
 			pos += bv.bv_len;
@@ -109,7 +122,7 @@ static int clo_rq_rw_direct(struct clo_device *lo, struct request *rq,
 	}
 	rq_for_each_bvec(bv, rq, it)
 		bvec[i++] = bv;
-	ret = clo_backing_rw(lo, write, bvec, nr, blk_rq_bytes(rq), pos);
+	ret = clo_backing_rw(lo, rq, write, bvec, nr, blk_rq_bytes(rq), pos);
 	if (bvec != stack_bvec)
 		kfree(bvec);
 	return ret;
@@ -207,7 +220,7 @@ static int clo_write_encrypted(struct clo_device *lo, struct request *rq)
 		unsigned int off;
 
 		if (used == have) {
-			ret = clo_backing_rw(lo, true, bounce, used,
+			ret = clo_backing_rw(lo, rq, true, bounce, used,
 					     batch_bytes, batch_pos);
 			if (ret)
 				goto out;
@@ -234,7 +247,7 @@ static int clo_write_encrypted(struct clo_device *lo, struct request *rq)
 		used++;
 	}
 	if (used)
-		ret = clo_backing_rw(lo, true, bounce, used, batch_bytes,
+		ret = clo_backing_rw(lo, rq, true, bounce, used, batch_bytes,
 				     batch_pos);
 out:
 	clo_xfer_req_put(x, req);
@@ -284,14 +297,33 @@ static int clo_discard(struct clo_device *lo, struct request *rq)
 	return ret;
 }
 
+/*
+ * The flags the worker runs with, as loop's worker does.  We may be the
+ * device that reclaim writes to (swap, or dirty pages of a filesystem on
+ * us), so:
+ * - PF_MEMALLOC_NOIO: no allocation made for our I/O, in the backing
+ *   filesystem, the page cache or a crypto driver included, may start
+ *   I/O to free memory; it could be I/O queued behind this very request.
+ * - PF_LOCAL_THROTTLE: writing to the backing file dirties its page cache
+ *   while we clean ours; throttle only against the backing file's own
+ *   device, not against dirty pages that are waiting for us.
+ */
+#ifdef PF_LOCAL_THROTTLE
+#define CLO_WORKER_FLAGS	(PF_MEMALLOC_NOIO | PF_LOCAL_THROTTLE)
+#else
+#define CLO_WORKER_FLAGS	PF_MEMALLOC_NOIO
+#endif
+
 void clo_io_work(struct work_struct *work)
 {
 	struct clo_cmd *cmd = container_of(work, struct clo_cmd, work);
 	struct request *rq = blk_mq_rq_from_pdu(cmd);
 	struct clo_device *lo = rq->q->queuedata;
+	unsigned int old_flags = current->flags;
 	blk_status_t sts;
 	int ret;
 
+	current->flags |= CLO_WORKER_FLAGS;
 	switch (req_op(rq)) {
 	case REQ_OP_FLUSH:
 		ret = vfs_fsync(lo->backing, 0);
@@ -321,6 +353,7 @@ void clo_io_work(struct work_struct *work)
 	else
 		sts = BLK_STS_IOERR;
 	blk_mq_end_request(rq, sts);
+	current_restore_flags(old_flags, CLO_WORKER_FLAGS);
 }
 
 static blk_status_t clo_queue_rq(struct blk_mq_hw_ctx *hctx,
