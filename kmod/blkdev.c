@@ -38,11 +38,21 @@ bool clo_is_our_disk(struct gendisk *disk)
  * buffered write only moves the data into page cache of the backing file,
  * and that memory is freed by write-out and throttled against it, while
  * freeing memory is what the swap-out is for; under pressure the two wait
- * on each other.  Everything else keeps the mode the user chose.
+ * on each other.  A buffered swap-in needs a second page for every page
+ * it brings in.  Swap writes carry REQ_SWAP; swap reads do not, but read
+ * into pages of the swap cache.  Everything else keeps the mode the user
+ * chose.
  */
 static bool clo_rq_dio(struct clo_device *lo, struct request *rq)
 {
-	return lo->use_dio || (lo->can_dio && (rq->cmd_flags & REQ_SWAP));
+	if (lo->use_dio)
+		return true;
+	if (!lo->can_dio)
+		return false;
+	if (rq->cmd_flags & REQ_SWAP)
+		return true;
+	return req_op(rq) == REQ_OP_READ && rq->bio &&
+	       folio_test_swapcache(page_folio(req_bvec(rq).bv_page));
 }
 
 static int clo_backing_rw(struct clo_device *lo, struct request *rq,
