@@ -21,6 +21,15 @@ setup_file() {
 	export SWAP_MIB=$((2 * ram_mib + 128))
 }
 
+# swapfile NAME: a backing file for swap, written in full as swap files
+# must be: an fallocated one has unwritten extents, and converting them on
+# the first write makes the backing filesystem allocate and journal under
+# the inode lock, in the middle of swap-out.
+swapfile() {
+	dd if=/dev/zero of="$SWAP_MNT/$1" bs=1M count="$SWAP_MIB" oflag=direct status=none
+	CL_CLEANUP+=("rm -f $SWAP_MNT/$1")
+}
+
 teardown_file() {
 	mountpoint -q "$SWAP_MNT" && umount "$SWAP_MNT"
 	true
@@ -46,8 +55,7 @@ stress() {
 }
 
 @test "swap on a file-backed /dev/cryptoloop (aes-cbc-plain64, ext4 file)" {
-	fallocate -l "${SWAP_MIB}M" "$SWAP_MNT/cl.swap"
-	CL_CLEANUP+=("rm -f $SWAP_MNT/cl.swap")
+	swapfile cl.swap
 	attach dev "$SWAP_MNT/cl.swap" --cipher aes-cbc-plain64 --key "$T/key"
 	stress "$dev"
 }
@@ -58,9 +66,10 @@ stress() {
 }
 
 @test "reference: swap on dm-crypt plain (aes-cbc-plain64) over a loop device on an ext4 file" {
-	fallocate -l "${SWAP_MIB}M" "$SWAP_MNT/dm.swap"
-	CL_CLEANUP+=("rm -f $SWAP_MNT/dm.swap")
-	loopdev=$(losetup -f --show "$SWAP_MNT/dm.swap")
+	swapfile dm.swap
+	# direct I/O, as our device does for swap on its own: buffered, the
+	# loop device parks swapped-out memory in the ext4 file's page cache
+	loopdev=$(losetup -f --show --direct-io=on "$SWAP_MNT/dm.swap")
 	CL_CLEANUP+=("losetup -d $loopdev")
 	dm_open clswap --type plain --cipher aes-cbc-plain64 --key-size 256 \
 		--key-file "$T/key" "$loopdev"
