@@ -22,6 +22,15 @@
 #include "cryptoloop.h"
 
 #define CLO_QUEUE_DEPTH		128
+/*
+ * Requests in work at once per device.  Enough to keep every CPU
+ * encrypting and the backing store busy; bounded because each one holds
+ * up to CLO_BATCH_PAGES bounce pages and the backing filesystem's bios
+ * and I/O state while it runs, and under memory pressure (swap-out to us)
+ * a hundred of them would take from the reserves what the one in front
+ * needs to finish.
+ */
+#define CLO_MAX_ACTIVE		16
 
 static int clo_major;
 
@@ -453,7 +462,7 @@ struct clo_device *clo_device_alloc(int number)
 	 * so the worker must run even when no new kworker can be forked.
 	 */
 	lo->wq = alloc_workqueue(CLO_NAME "%d", WQ_UNBOUND | WQ_MEM_RECLAIM,
-				 0, number);
+				 CLO_MAX_ACTIVE, number);
 	if (!lo->wq) {
 		err = -ENOMEM;
 		goto free_lo;
