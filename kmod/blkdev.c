@@ -15,14 +15,22 @@
 #include <linux/fs.h>
 #include <linux/highmem.h>
 #include <linux/module.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
 
 #include "cryptoloop.h"
 
-/* Bounce pages per write batch; also the per-device page reserve. */
-#define CLO_BATCH_PAGES		64
 #define CLO_QUEUE_DEPTH		128
+/*
+ * Requests in work at once per device.  Enough to keep every CPU
+ * encrypting and the backing store busy; bounded because each one holds
+ * up to CLO_BATCH_PAGES bounce pages and the backing filesystem's bios
+ * and I/O state while it runs, and under memory pressure (swap-out to us)
+ * a hundred of them would take from the reserves what the one in front
+ * needs to finish.
+ */
+#define CLO_MAX_ACTIVE		16
 
 static int clo_major;
 
@@ -33,9 +41,32 @@ bool clo_is_our_disk(struct gendisk *disk)
 	return disk->fops == &clo_fops;
 }
 
-static int clo_backing_rw(struct clo_device *lo, bool write,
-			  struct bio_vec *bvec, unsigned int nr, size_t bytes,
-			  loff_t pos)
+/*
+ * Swap I/O goes around the backing file's page cache whenever direct I/O
+ * works there, even when the device was not set up for direct I/O.  A
+ * buffered write only moves the data into page cache of the backing file,
+ * and that memory is freed by write-out and throttled against it, while
+ * freeing memory is what the swap-out is for; under pressure the two wait
+ * on each other.  A buffered swap-in needs a second page for every page
+ * it brings in.  Swap writes carry REQ_SWAP; swap reads do not, but read
+ * into pages of the swap cache.  Everything else keeps the mode the user
+ * chose.
+ */
+static bool clo_rq_dio(struct clo_device *lo, struct request *rq)
+{
+	if (lo->use_dio)
+		return true;
+	if (!lo->can_dio)
+		return false;
+	if (rq->cmd_flags & REQ_SWAP)
+		return true;
+	return req_op(rq) == REQ_OP_READ && rq->bio &&
+	       folio_test_swapcache(page_folio(req_bvec(rq).bv_page));
+}
+
+static int clo_backing_rw(struct clo_device *lo, struct request *rq,
+			  bool write, struct bio_vec *bvec, unsigned int nr,
+			  size_t bytes, loff_t pos)
 {
 	struct file *file = lo->backing;
 	struct iov_iter iter;
@@ -45,7 +76,7 @@ static int clo_backing_rw(struct clo_device *lo, bool write,
 	iov_iter_bvec(&iter, write ? ITER_SOURCE : ITER_DEST, bvec, nr, bytes);
 	init_sync_kiocb(&kiocb, file);
 	kiocb.ki_pos = pos;
-	if (lo->use_dio)
+	if (clo_rq_dio(lo, rq))
 		kiocb.ki_flags |= IOCB_DIRECT;
 
 	if (write) {
@@ -100,7 +131,8 @@ static int clo_rq_rw_direct(struct clo_device *lo, struct request *rq,
 	if (!bvec) {
 		/* Short of memory: go one segment at a time instead. */
 		rq_for_each_bvec(bv, rq, it) {
-			ret = clo_backing_rw(lo, write, &bv, 1, bv.bv_len, pos);
+			ret = clo_backing_rw(lo, rq, write, &bv, 1, bv.bv_len,
+					     pos);
 			if (ret)
 				return ret;
 			pos += bv.bv_len;
@@ -109,7 +141,7 @@ static int clo_rq_rw_direct(struct clo_device *lo, struct request *rq,
 	}
 	rq_for_each_bvec(bv, rq, it)
 		bvec[i++] = bv;
-	ret = clo_backing_rw(lo, write, bvec, nr, blk_rq_bytes(rq), pos);
+	ret = clo_backing_rw(lo, rq, write, bvec, nr, blk_rq_bytes(rq), pos);
 	if (bvec != stack_bvec)
 		kfree(bvec);
 	return ret;
@@ -207,7 +239,7 @@ static int clo_write_encrypted(struct clo_device *lo, struct request *rq)
 		unsigned int off;
 
 		if (used == have) {
-			ret = clo_backing_rw(lo, true, bounce, used,
+			ret = clo_backing_rw(lo, rq, true, bounce, used,
 					     batch_bytes, batch_pos);
 			if (ret)
 				goto out;
@@ -234,7 +266,7 @@ static int clo_write_encrypted(struct clo_device *lo, struct request *rq)
 		used++;
 	}
 	if (used)
-		ret = clo_backing_rw(lo, true, bounce, used, batch_bytes,
+		ret = clo_backing_rw(lo, rq, true, bounce, used, batch_bytes,
 				     batch_pos);
 out:
 	clo_xfer_req_put(x, req);
@@ -283,14 +315,33 @@ static int clo_discard(struct clo_device *lo, struct request *rq)
 	return ret;
 }
 
+/*
+ * The flags the worker runs with, as loop's worker does.  We may be the
+ * device that reclaim writes to (swap, or dirty pages of a filesystem on
+ * us), so:
+ * - PF_MEMALLOC_NOIO: no allocation made for our I/O, in the backing
+ *   filesystem, the page cache or a crypto driver included, may start
+ *   I/O to free memory; it could be I/O queued behind this very request.
+ * - PF_LOCAL_THROTTLE: writing to the backing file dirties its page cache
+ *   while we clean ours; throttle only against the backing file's own
+ *   device, not against dirty pages that are waiting for us.
+ */
+#ifdef PF_LOCAL_THROTTLE
+#define CLO_WORKER_FLAGS	(PF_MEMALLOC_NOIO | PF_LOCAL_THROTTLE)
+#else
+#define CLO_WORKER_FLAGS	PF_MEMALLOC_NOIO
+#endif
+
 void clo_io_work(struct work_struct *work)
 {
 	struct clo_cmd *cmd = container_of(work, struct clo_cmd, work);
 	struct request *rq = blk_mq_rq_from_pdu(cmd);
 	struct clo_device *lo = rq->q->queuedata;
+	unsigned int old_flags = current->flags;
 	blk_status_t sts;
 	int ret;
 
+	current->flags |= CLO_WORKER_FLAGS;
 	switch (req_op(rq)) {
 	case REQ_OP_FLUSH:
 		ret = vfs_fsync(lo->backing, 0);
@@ -320,6 +371,7 @@ void clo_io_work(struct work_struct *work)
 	else
 		sts = BLK_STS_IOERR;
 	blk_mq_end_request(rq, sts);
+	current_restore_flags(old_flags, CLO_WORKER_FLAGS);
 }
 
 static blk_status_t clo_queue_rq(struct blk_mq_hw_ctx *hctx,
@@ -409,7 +461,7 @@ struct clo_device *clo_device_alloc(int number)
 	 * so the worker must run even when no new kworker can be forked.
 	 */
 	lo->wq = alloc_workqueue(CLO_NAME "%d", WQ_UNBOUND | WQ_MEM_RECLAIM,
-				 0, number);
+				 CLO_MAX_ACTIVE, number);
 	if (!lo->wq) {
 		err = -ENOMEM;
 		goto free_lo;

@@ -26,6 +26,17 @@
 #define CLO_SECTOR_SIZE		BIT(CLO_SECTOR_SHIFT)
 
 /*
+ * Reserves that keep encrypted writes going when no memory can be had
+ * (swap-out to us is what would free it).  CLO_BATCH_PAGES bounce pages
+ * is the most one write batch takes and the depth of the per-device page
+ * pool, so one writer can always finish a batch.  CLO_REQ_POOL_MIN crypto
+ * requests: each worker holds one while it works, so this many workers
+ * progress even when the allocator has nothing.
+ */
+#define CLO_BATCH_PAGES		64
+#define CLO_REQ_POOL_MIN	4
+
+/*
  * loop-AES's multi-key ioctls (its loop.h).  The argument points to 64
  * (v2) or 65 (v3) key slots of 32 bytes each; the key length is the one
  * given earlier with LOOP_SET_STATUS64.  Of the 65th slot only the first
@@ -94,6 +105,7 @@ struct clo_device {
 	u64 init[2];			/* lo_init, see ioctl.c */
 	char file_name[LO_NAME_SIZE];
 	bool use_dio;
+	bool can_dio;			/* the backing file takes O_DIRECT I/O */
 	bool sysfs_ready;
 	u32 encrypt_type;
 	struct clo_xfer *xfer;		/* NULL: no encryption */

@@ -141,9 +141,10 @@ static void clo_update_dio(struct clo_device *lo, bool want)
 	struct file *file = lo->backing;
 	unsigned short lbs = clo_backing_lbs(file);
 
-	lo->use_dio = want && (file->f_mode & FMODE_CAN_ODIRECT) &&
+	lo->can_dio = (file->f_mode & FMODE_CAN_ODIRECT) &&
 		      !(lo->offset & (lbs - 1)) &&
 		      queue_logical_block_size(lo->disk->queue) >= lbs;
+	lo->use_dio = want && lo->can_dio;
 	if (lo->use_dio)
 		lo->flags |= LO_FLAGS_DIRECT_IO;
 	else
@@ -286,7 +287,7 @@ static int clo_configure(struct clo_device *lo, clo_mode_t mode,
 	if (err)
 		goto unlock;
 
-	lo->page_pool = mempool_create_page_pool(64, 0);
+	lo->page_pool = mempool_create_page_pool(CLO_BATCH_PAGES, 0);
 	if (!lo->page_pool) {
 		err = -ENOMEM;
 		goto unlock;

@@ -29,8 +29,6 @@
 
 #include "cryptoloop.h"
 
-#define CLO_REQ_POOL_MIN	4
-
 static void clo_xfer_free_tfms(struct clo_xfer *x)
 {
 	unsigned int i;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "losetup.h"
@@ -112,6 +113,16 @@ static struct loop_pass *read_secret(const struct crypt_opts *k,
 	return pass;
 }
 
+/*
+ * loop-AES's "-H random": 65 fresh keys (multi-key v3) for a device whose
+ * contents live only until it is detached, such as swap.  There is no
+ * passphrase to ask for or to read.
+ */
+static bool random_key(const struct crypt_opts *k)
+{
+	return k->phash && !strcasecmp(k->phash, "random");
+}
+
 static struct loop_key *derive(const struct crypt_opts *k, const struct loop_cipher_spec *spec,
 			       const struct loop_pass *pass)
 {
@@ -132,6 +143,10 @@ static struct loop_key *derive(const struct crypt_opts *k, const struct loop_cip
 		     "(loop-AES wants %d characters; --allow-short-passphrase overrides)",
 		     spec->name, LOOP_PASS_MIN_LENGTH);
 	case -EINVAL:
+		if (random_key(k))
+			errx(EXIT_FAILURE, "%s: -H random needs a loop-AES cipher "
+			     "with 16-byte blocks (it makes 65 keys, multi-key v3)",
+			     spec->name);
 		if (loop_pass_count(pass) > 1)
 			errx(EXIT_FAILURE, "%s: cannot use %zu key lines "
 			     "(loop-AES key files have 1, 64 or 65)", spec->name,
@@ -213,6 +228,12 @@ int create_encrypted(struct loopdev *ld, const struct create_opts *c,
 		/* "--engine fuse -e none": the daemon without a cipher, the
 		 * reference the benchmarks compare the cipher against */
 		key = NULL;
+	} else if (random_key(k)) {
+		if (k->pass_fd >= 0 || k->gpgkey || k->cleartext || k->seed ||
+		    k->itercountk)
+			errx(EXIT_FAILURE, "-H random makes its own keys: it takes no "
+			     "passphrase, key file, seed or iteration count");
+		key = derive(k, &spec, NULL);
 	} else {
 		pass = read_secret(k, &spec);
 		key = derive(k, &spec, pass);

@@ -44,7 +44,7 @@ const struct opt_desc opt_table[] = {
 	{ "keybits",      required_argument, 'k', "<num>", "key size in bits", SEC_CRYPT },
 	{ "pass-fd",      required_argument, 'p', "<fd>", "read the passphrase (or key lines) from <fd>", SEC_CRYPT },
 	{ "verify-passphrase", no_argument,  'T', NULL, "ask for the passphrase twice", SEC_CRYPT },
-	{ "phash",        required_argument, 'H', "<hash>", "loop-AES passphrase hash (sha256, rmd160, unhashed1...)", SEC_CRYPT },
+	{ "phash",        required_argument, 'H', "<hash>", "loop-AES passphrase hash (sha256, rmd160, ..., random)", SEC_CRYPT },
 	{ "gpgkey",       required_argument, 'K', "<file>", "loop-AES gpg encrypted key file", SEC_CRYPT },
 	{ "gpghome",      required_argument, 'G', "<dir>", "gpg home directory for --gpgkey", SEC_CRYPT },
 	{ "cleartext-keyfile", required_argument, OPT_CLEARTEXT_KEYFILE, "<file>", "loop-AES key file in clear text (loop-AES -P)", SEC_CRYPT },

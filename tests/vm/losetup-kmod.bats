@@ -153,3 +153,23 @@ multikey_vs_cryptsetup() {
 	"$L" -d "$dev"
 	[ ! -e "/sys/block/${dev#/dev/}/loop" ]
 }
+
+@test "losetup -e AES128 -H random on kmod: losetup.8's swap recipe, no passphrase, 65 keys, new keys each attach" {
+	truncate -s 64M "$T/img"
+	dev=$(free_dev)
+	CL_DEVS+=("$dev")
+	# no passphrase source at all, and no terminal: nothing to read
+	setsid -w "$L" --engine kmod -e AES128 -H random "$dev" "$T/img" </dev/null
+	[ "$(cat "/sys/block/${dev#/dev/}/loop/multi_key")" = 65 ]
+	mkswap "$dev"
+	swapon "$dev"
+	grep -q "^$dev " /proc/swaps
+	swapoff "$dev"
+	head -c 1M /dev/urandom >"$T/data"
+	dd if="$T/data" of="$dev" bs=1M oflag=direct status=none
+	cmp "$T/data" <(dd if="$dev" bs=1M count=1 iflag=direct status=none)
+	"$L" -d "$dev"
+	setsid -w "$L" --engine kmod -e AES128 -H random "$dev" "$T/img" </dev/null
+	run cmp -s "$T/data" <(dd if="$dev" bs=1M count=1 iflag=direct status=none)
+	[ "$status" -eq 1 ]
+}

@@ -1,0 +1,77 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Swap on /dev/cryptoloopN under memory pressure, file- and block-backed,
+# and on dm-crypt as the reference; each through tests/vm/swap-stress.
+# Runs in a small guest through tests/vm/guest-swap, which names the two
+# scratch disks: SWAP_FS_DISK (gets an ext4 for the backing files) and
+# SWAP_BLOCK_DISK (backs a device directly).  Their contents are lost.
+
+load helpers
+
+setup_file() {
+	: "${SWAP_FS_DISK:?run through tests/vm/guest-swap}" "${SWAP_BLOCK_DISK:?}"
+	clvm_load
+	export SWAP_MNT=/tmp/swapfs
+	mkdir -p "$SWAP_MNT"
+	mountpoint -q "$SWAP_MNT" || {
+		mkfs.ext4 -q -F "$SWAP_FS_DISK" && mount "$SWAP_FS_DISK" "$SWAP_MNT"
+	}
+	# swap-stress needs room for twice the RAM, plus its margin
+	ram_mib=$(awk '/^MemTotal:/ { print int(($2 + 65535) / 65536) * 64 }' /proc/meminfo)
+	export SWAP_MIB=$((2 * ram_mib + 128))
+}
+
+# swapfile NAME: a backing file for swap, written in full as swap files
+# must be: an fallocated one has unwritten extents, and converting them on
+# the first write makes the backing filesystem allocate and journal under
+# the inode lock, in the middle of swap-out.
+swapfile() {
+	dd if=/dev/zero of="$SWAP_MNT/$1" bs=1M count="$SWAP_MIB" oflag=direct status=none
+	CL_CLEANUP+=("rm -f $SWAP_MNT/$1")
+}
+
+teardown_file() {
+	mountpoint -q "$SWAP_MNT" && umount "$SWAP_MNT"
+	true
+}
+
+setup() {
+	clvm_setup
+	head -c 32 /dev/urandom >"$T/key"
+}
+
+teardown() {
+	clvm_teardown
+}
+
+# stress DEV: swap-stress on DEV; its progress, TAP and timing go to the
+# log as comments.
+stress() {
+	local rc=0
+	"$CLVM_SRC/tests/vm/swap-stress" "$1" >"$T/stress.tap" 2> >(sed -u 's/^/# /' >&3) ||
+		rc=$?
+	sed 's/^/# /' "$T/stress.tap" >&3
+	[ "$rc" -eq 0 ]
+}
+
+@test "swap on a file-backed /dev/cryptoloop (aes-cbc-plain64, ext4 file)" {
+	swapfile cl.swap
+	attach dev "$SWAP_MNT/cl.swap" --cipher aes-cbc-plain64 --key "$T/key"
+	stress "$dev"
+}
+
+@test "swap on a block-backed /dev/cryptoloop (aes-cbc-plain64, whole disk)" {
+	attach dev "$SWAP_BLOCK_DISK" --cipher aes-cbc-plain64 --key "$T/key"
+	stress "$dev"
+}
+
+@test "reference: swap on dm-crypt plain (aes-cbc-plain64) over a loop device on an ext4 file" {
+	swapfile dm.swap
+	# direct I/O, as our device does for swap on its own: buffered, the
+	# loop device parks swapped-out memory in the ext4 file's page cache
+	loopdev=$(losetup -f --show --direct-io=on "$SWAP_MNT/dm.swap")
+	CL_CLEANUP+=("losetup -d $loopdev")
+	dm_open clswap --type plain --cipher aes-cbc-plain64 --key-size 256 \
+		--key-file "$T/key" "$loopdev"
+	stress /dev/mapper/clswap
+}
