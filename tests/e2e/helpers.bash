@@ -3,9 +3,11 @@
 # mounts, never anything else. Passphrases go through fds, never argv/env.
 
 : "${top_builddir:=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}"
-LOSETUP="$top_builddir/losetup/losetup"
+# E2E_LOSETUP / E2E_FUSE_DAEMON: the binaries behind libtool's wrapper
+# scripts, for slow guests (with LD_LIBRARY_PATH set by the caller)
+LOSETUP=${E2E_LOSETUP:-"$top_builddir/losetup/losetup"}
 # the daemon of this build tree, not an installed one
-export CRYPTOLOOP_FUSE_DAEMON="$top_builddir/fuse/cryptoloop-fuse"
+export CRYPTOLOOP_FUSE_DAEMON=${E2E_FUSE_DAEMON:-"$top_builddir/fuse/cryptoloop-fuse"}
 UL_LOSETUP=/usr/sbin/losetup
 STATE_DIR=/run/cryptoloop
 # the engine the format suites run on: fuse here, kmod in the VM

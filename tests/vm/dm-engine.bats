@@ -221,7 +221,7 @@ openssl_plain() {
 @test "100 attach/detach cycles leave no mapping, loop device or record" {
 	img=$(image 1M)
 	loops_before=$(ls /sys/block | grep -c '^loop' || true)
-	for i in $(seq 100); do
+	for i in $(seq "${DM_CYCLES:-100}"); do
 		dev=$("$LOSETUP" --engine dm -e AES128 -p 3 -f --show "$img" 3< "$TESTDIR/pass")
 		[ -b "$dev" ]
 		"$LOSETUP" -d "$dev"
