@@ -100,7 +100,11 @@ same_everywhere() {
 	dd if="$TESTDIR/plain" of="$dev" bs=64k oflag=direct status=none
 	detach "$dev"
 	for e in dm kmod fuse; do
-		dev=$(attach --engine "$e" "$@" "$img")
+		# Under QEMU's TCG (-cpu max: AES-NI, VAES, AVX2 emulated) libloop's
+XX
+		# block on, while the same build agrees with openssl on real
+		# hardware; the daemon here uses its libgcrypt path.
+		dev=$(LIBLOOP_CRYPTO_NO_AESNI=1 attach --engine "$e" "$@" "$img")
 		cmp <(device_bytes "$dev") "$TESTDIR/plain" ||
 			fail "$e reads other plaintext than dm wrote ($*)"
 		detach "$dev"
