@@ -239,11 +239,16 @@ openssl_plain() {
 
 @test "failures leave nothing: wrong key size, unknown cipher, mapping name taken, busy -d" {
 	img=$(image 2M)
-	# 64 keys for a 8-byte-block cipher: lmk cannot take them
-	keys=$(keyfile 64)
-	run "$LOSETUP" --engine dm -e blowfish --cleartext-keyfile "$keys" -f --show "$img"
+	# a key size AES does not have
+	run "$LOSETUP" --engine dm -e aes -k 100 -p 3 -f --show "$img" 3< "$TESTDIR/pass"
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"the chosen engine cannot take this key"* ]]
+	[[ "$output" == *"aes: unknown encryption type or key size"* ]]
+	dm_clean
+	# 64 keys for blowfish (an 8-byte block, which lmk cannot take)
+	keys=$(keyfile 64)
+	run "$LOSETUP" --engine dm -e blowfish128 --cleartext-keyfile "$keys" -f --show "$img"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"blowfish128: cannot use 64 key lines"* ]]
 	dm_clean
 	run "$LOSETUP" --engine dm -e rot13 -p 3 -f --show "$img" 3< "$TESTDIR/pass"
 	[ "$status" -eq 1 ]
