@@ -59,11 +59,15 @@ track() {
 	echo "$1" >> "$DEVLIST"
 }
 
-# attach ARGS... IMAGE: losetup -f --show with fd 3 on $PASSFILE (default
-# the test passphrase); prints the device
+# attach ARGS... IMAGE: losetup -f --show (--engine $E2E_ENGINE unless
+# ARGS name one) with fd 3 on $PASSFILE (default the test passphrase);
+# prints the device
 attach() {
-	local dev
-	dev=$("$LOSETUP" -f --show "$@" 3< "${PASSFILE:-$TESTDIR/pass}") || return 1
+	local dev engine=()
+	# the suite's engine, unless the test names one (auto included): on a
+	# machine with dm-crypt, auto would pick dm for the FUSE tests
+	[[ " $* " == *" --engine "* ]] || engine=(--engine "$E2E_ENGINE")
+	dev=$("$LOSETUP" -f --show "${engine[@]}" "$@" 3< "${PASSFILE:-$TESTDIR/pass}") || return 1
 	track "$dev"
 	echo "$dev"
 }
