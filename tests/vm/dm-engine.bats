@@ -3,7 +3,8 @@
 #
 # losetup's dm engine in the guest, on the stock kernel's dm-crypt: every
 # format gives the same plaintext through dm, kmod and fuse, and aespipe or
-# openssl confirms it; listing, resize, read-only; 100 attach/detach
+# openssl confirms it (the tests tagged "full" are left out of tools/check
+# for time); listing, resize, read-only; 100 attach/detach
 # cycles; failure paths that leave nothing behind. Run by tests/vm/guest-dm
 # (which sets top_builddir and keeps the order: the first tests need a
 # kernel where neither our module nor dm_crypt is loaded yet).
@@ -90,7 +91,8 @@ for _ in range(int(sys.argv[1])):
 }
 
 # same_everywhere IMG ARGS...: write random data through dm, then read it
-# back through dm again, kmod and fuse; $TESTDIR/plain holds it
+# back through kmod and fuse; $TESTDIR/plain holds it (and the caller
+# checks the image against it with openssl or aespipe)
 same_everywhere() {
 	local img=$1 e dev
 	shift
@@ -99,7 +101,7 @@ same_everywhere() {
 	[[ "$dev" == /dev/mapper/cryptoloop-loop* ]] || fail "dm gave $dev"
 	dd if="$TESTDIR/plain" of="$dev" bs=64k oflag=direct status=none
 	detach "$dev"
-	for e in dm kmod fuse; do
+	for e in kmod fuse; do
 		# Under QEMU's TCG (-cpu max: AES-NI, VAES, AVX2 emulated) libloop's
 		# AES-NI/VAES path decrypts wrongly from a sector's second block on
 		# (seen with cryptoloop 'aes'), while on real hardware the same code
@@ -128,7 +130,7 @@ openssl_plain() {
 	done
 }
 
-@test "every format: dm, kmod and fuse read the same plaintext; openssl/aespipe confirm" {
+@test "cryptoloop, plain64, loop-AES single and multi-key: dm, kmod and fuse read the same; openssl/aespipe confirm" {
 	[ -e /sys/module/cryptoloop ] || insmod "$KO"
 	img=$(image 2M)
 	# util-linux 2.12 cryptoloop: AES-256, raw key, 32-bit IV; openssl
@@ -140,9 +142,20 @@ openssl_plain() {
 	# plain64
 	same_everywhere "$img" -e aes-cbc-plain64 -p 3
 	openssl_plain "$img" "$TESTDIR/plain" "$(raw_key_hex "$PASS")" 8 0 0 3 4095
-	# loop-AES single key, AES128/AES256 (-o), -I, seed and iterations
+	# loop-AES single key
 	same_everywhere "$img" -e AES128 -p 3
 	aespipe -d -e aes128 -p 3 < "$img" 3< "$TESTDIR/pass" | cmp - "$TESTDIR/plain"
+	# multi-key v3 with an offset
+	keys=$(keyfile 65)
+	OFF=$((1 << 20)) same_everywhere "$img" -e AES256 --cleartext-keyfile "$keys" -o 1M
+	tail -c +$(( (1 << 20) + 1 )) "$img" | aespipe -d -e aes256 -O 2048 -p 3 3< "$keys" |
+		cmp - "$TESTDIR/plain"
+}
+
+# bats test_tags=full
+@test "the rest of the matrix: AES192/256 with -o, -I, -S, -C; twofish, serpent, blowfish; multi-key v2" {
+	[ -e /sys/module/cryptoloop ] || insmod "$KO"
+	img=$(image 2M)
 	OFF=$((1 << 20)) same_everywhere "$img" -e AES256 -p 3 -o 1M
 	tail -c +$(( (1 << 20) + 1 )) "$img" | aespipe -d -e aes256 -O 2048 -p 3 3< "$TESTDIR/pass" |
 		cmp - "$TESTDIR/plain"
@@ -153,14 +166,9 @@ openssl_plain() {
 	same_everywhere "$img" -e twofish -p 3
 	same_everywhere "$img" -e serpent128 -p 3
 	same_everywhere "$img" -e blowfish -p 3
-	# multi-key v2 and v3
 	keys=$(keyfile 64)
 	same_everywhere "$img" -e AES128 --cleartext-keyfile "$keys"
 	aespipe -d -e aes128 -p 3 < "$img" 3< "$keys" | cmp - "$TESTDIR/plain"
-	keys=$(keyfile 65)
-	OFF=$((1 << 20)) same_everywhere "$img" -e AES256 --cleartext-keyfile "$keys" -o 1M
-	tail -c +$(( (1 << 20) + 1 )) "$img" | aespipe -d -e aes256 -O 2048 -p 3 3< "$keys" |
-		cmp - "$TESTDIR/plain"
 }
 
 @test "listing: -a, -l, -J, -j show the mapping, real image, range, cipher, ENGINE=dm; -r is read-only" {
