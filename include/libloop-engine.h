@@ -8,7 +8,11 @@
  *  - "fuse": the cryptoloop-fuse daemon serves the decrypted image as one
  *    file in a private FUSE mount, and a kernel loop device sits on it;
  *  - "kmod": the cryptoloop kernel module's /dev/cryptoloopN, configured
- *    through the loop ABI's encryption fields.
+ *    through the loop ABI's encryption fields;
+ *  - "xfer": the stock loop.ko of kernels <= 5.15 with the cryptoloop_xfer
+ *    transfer module;
+ *  - "dm": a stock /dev/loopN (autoclear) under a dm-crypt mapping
+ *    /dev/mapper/cryptoloop-loopN, set up through libcryptsetup.
  * What was attached is recorded under LOOP_STATE_DIR (one directory per
  * device) so that any later process can list and detach it.
  *
@@ -34,21 +38,33 @@ enum loop_engine_kind {
 	LOOP_ENGINE_FUSE,
 	LOOP_ENGINE_KMOD,
 	LOOP_ENGINE_XFER,	/* <= 5.15: stock loop.ko + cryptoloop_xfer */
+	LOOP_ENGINE_DM,		/* stock loop.ko + dm-crypt */
 };
 
-/* "auto", "fuse", "kmod"; parse returns -EINVAL for anything else. */
+/* The dm engine's mapping for /dev/loopN is /dev/mapper/<prefix>loopN. */
+#define LOOP_DM_PREFIX "cryptoloop-"
+
+/* "auto", "fuse", "kmod", "xfer", "dm"; parse returns -EINVAL for anything else. */
 const char *loop_engine_name(enum loop_engine_kind kind);
 int loop_engine_parse(const char *name, enum loop_engine_kind *kind);
 
 /*
- * 1 when @kind can run here (kmod: /dev/cryptoloop-control exists;
- * fuse: /dev/fuse and the daemon exist), 0 when not.
+ * Whether @kind can run here. Returns 0; -ENODEV when its kernel side is
+ * missing (kmod: no /dev/cryptoloop-control; xfer: cryptoloop_xfer not
+ * loaded; fuse: no /dev/fuse; dm: no /dev/mapper/control); -ENOPKG when
+ * device-mapper has no dm-crypt target and none can be loaded (dm);
+ * -ENOENT when the FUSE daemon is missing; -ENOTSUP when this build has
+ * no such engine.
  */
+int loop_engine_probe(enum loop_engine_kind kind, const char *fuse_daemon);
+
+/* 1 when loop_engine_probe() returns 0, 0 when not. */
 int loop_engine_available(enum loop_engine_kind kind, const char *fuse_daemon);
 
 /*
- * The engine "auto" picks: kmod when it is available (and the keys are at
- * most 32 bytes each, as the loop ABI allows), else fuse.
+ * The engine "auto" picks: the first of kmod, xfer, dm, fuse that runs
+ * here and takes the key (the loop ABI carries keys of at most 32 bytes;
+ * fuse takes a passthrough request too).
  * Returns the kind, or -ENODEV when none can run.
  */
 int loop_engine_choose(const struct loop_cipher_spec *spec, const struct loop_key *key,
@@ -73,7 +89,8 @@ struct loop_engine_config {
  */
 struct loop_state {
 	char id[64];			/* directory name under LOOP_STATE_DIR */
-	char device[64];		/* /dev/loopN or /dev/cryptoloopN */
+	char device[64];		/* /dev/loopN, /dev/cryptoloopN or
+					 * /dev/mapper/cryptoloop-loopN */
 	char image[PATH_MAX];		/* canonical path of the real image */
 	dev_t image_dev;
 	ino_t image_ino;
@@ -111,14 +128,31 @@ int loop_engine_attach(struct loopdev *ld, const struct loop_engine_config *cfg,
 
 /*
  * Detach the device @ld is bound to, when it is an encrypted one we
- * recorded: the loop device first, then the daemon, then the FUSE mount,
- * in that order (the other order fails with EBUSY), then the record.
- * A dead daemon is fine. When the device is busy the kernel defers the
- * detach (autoclear) and the daemon exits by itself later.
+ * recorded (@ld may be bound to the loop device under a dm mapping).
+ * fuse: the loop device first, then the daemon, then the FUSE mount, in
+ * that order (the other order fails with EBUSY), then the record. A dead
+ * daemon is fine. When the device is busy the kernel defers the detach
+ * (autoclear) and the daemon exits by itself later.
+ * dm: the mapping, then the loop device, then the record; a mapping in
+ * use gives -EBUSY and nothing changes.
  * Returns 0, -ENOENT when the device has no record (the caller then
- * detaches it like any loop device), or -errno of LOOP_CLR_FD.
+ * detaches it like any loop device), or -errno of what failed.
  */
 int loop_engine_detach(struct loopdev *ld);
+
+/*
+ * Make the device @ld is bound to (as for detach) follow its image's new
+ * size: the loop device, and a dm mapping on top of it.
+ * Returns 0, -ENOENT (no record), -errno.
+ */
+int loop_engine_resize(struct loopdev *ld);
+
+/*
+ * The loop device under the encrypted device @name (e.g. a dm mapping,
+ * by any of its names), written to @buf. Returns 0, -ENOENT when @name
+ * is no recorded device, -errno.
+ */
+int loop_state_resolve(const char *name, char *buf, size_t size);
 
 /*
  * Look up the record of the device @ld is bound to. Stale records (the

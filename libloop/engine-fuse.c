@@ -29,6 +29,42 @@
 /* After the loop device lets go, the daemon unmounts and exits quickly. */
 #define EXIT_WAIT_MS		5000
 
+/* Start time (clock ticks since boot) of @pid, 0 when it is gone or a zombie. */
+unsigned long long loop_pid_start(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long start = 0;
+	char state;
+	ssize_t n;
+	int fd, i;
+
+	if (pid <= 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* the command name may hold anything: fields start after the last ')' */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %c", &state) != 1 || state == 'Z' || state == 'X')
+		return 0;
+	/* field 22 is starttime; p + 2 is field 3 */
+	p += 2;
+	for (i = 3; i < 22 && p; i++) {
+		p = strchr(p, ' ');
+		if (p)
+			p++;
+	}
+	if (!p || sscanf(p, "%llu", &start) != 1)
+		return 0;
+	return start;
+}
+
 static long long now_ms(void)
 {
 	struct timespec ts;
@@ -50,7 +86,13 @@ static int wait_gone(pid_t pid, unsigned long long start, int ms)
 	return 1;
 }
 
-void loop_fuse_stop_daemon(const struct loop_state *st)
+static int fuse_alive(const struct loop_state *st)
+{
+	return st->pid > 0 && loop_pid_start(st->pid) == st->pid_start;
+}
+
+/* Wait for the daemon to exit by itself, then TERM, then KILL it. */
+static void stop_daemon(const struct loop_state *st)
 {
 	if (st->pid <= 0 || !st->pid_start)
 		return;
@@ -269,7 +311,18 @@ static int attach_loop(struct loopdev *ld, const struct loop_engine_config *cfg,
 	return rc;
 }
 
-int loop_fuse_attach(struct loopdev *ld, const struct loop_engine_config *cfg,
+/* Everything but the loop device: the daemon, then its mount. */
+static void fuse_release(const struct loop_state *st)
+{
+	if (fuse_alive(st))
+		stop_daemon(st);
+	if (st->mount[0]) {
+		loop_fuse_unmount(st->mount);
+		rmdir(st->mount);
+	}
+}
+
+static int fuse_attach(struct loopdev *ld, const struct loop_engine_config *cfg,
 		     struct loop_state *st, enum loop_err_object *errpos)
 {
 	char dir[sizeof(LOOP_STATE_DIR) + 16];
@@ -294,7 +347,7 @@ int loop_fuse_attach(struct loopdev *ld, const struct loop_engine_config *cfg,
 		/* a daemon that reported an error has exited; one that timed
 		 * out is stopped */
 		if (st->pid > 0)
-			loop_fuse_stop_daemon(st);
+			stop_daemon(st);
 		loop_fuse_unmount(st->mount);
 		rmdir(st->mount);
 		rmdir(dir);
@@ -306,16 +359,83 @@ int loop_fuse_attach(struct loopdev *ld, const struct loop_engine_config *cfg,
 		*errpos = LOOP_ERR_DEVICE;
 		/* our open file is closed: the daemon sees the release, exits,
 		 * unmounts and removes its directory; make sure of it */
-		loop_state_remove(st);
+		fuse_release(st);
+		loop_state_unlink(st);
 		return rc;
 	}
 	snprintf(st->device, sizeof(st->device), "%s", loopdev_get_path(ld));
 	rc = loop_state_write(st);
 	if (rc) {
 		loopdev_detach(ld);
-		loop_state_remove(st);
+		fuse_release(st);
+		loop_state_unlink(st);
 		*errpos = LOOP_ERR_NONE;
 		return rc;
 	}
 	return 0;
 }
+
+const char *loop_fuse_daemon_path(const char *path)
+{
+	return path ? path : LIBEXECDIR "/cryptoloop-fuse";
+}
+
+static int fuse_probe(const char *fuse_daemon)
+{
+	if (access("/dev/fuse", R_OK | W_OK) < 0)
+		return -ENODEV;
+	if (access(loop_fuse_daemon_path(fuse_daemon), X_OK) < 0)
+		return -ENOENT;
+	return 0;
+}
+
+/* The daemon takes any key libloop derives, and none (passthrough). */
+static int fuse_takes(const struct loop_cipher_spec *spec, const struct loop_key *key)
+{
+	(void)spec;
+	(void)key;
+	return 0;
+}
+
+/* The loop device still holds the daemon's file. */
+static int fuse_owns(const struct loop_state *st)
+{
+	struct loopdev *ld;
+	char *file = NULL, expect[PATH_MAX + 8];
+	int ok = 0;
+
+	if (loopdev_new(&ld))
+		return 1;	/* cannot tell: keep the record */
+	if (loopdev_set_device(ld, st->device) == 0 &&
+	    loopdev_get_backing_file(ld, &file) == 0) {
+		dev_t dev = 0;
+		ino_t ino = 0;
+
+		snprintf(expect, sizeof(expect), "%s/%s", st->mount, LOOP_FUSE_FILE);
+		ok = !strcmp(file, expect);
+		/* a lazily unmounted file loses its path, not its identity */
+		if (!ok && st->fuse_dev && loopdev_get_backing_dev(ld, &dev, &ino) == 0)
+			ok = dev == st->fuse_dev && ino == st->fuse_ino;
+	}
+	free(file);
+	loopdev_free(ld);
+	return ok;
+}
+
+/* The daemon serves the image's size as it was at attach time. */
+static int fuse_resize(struct loopdev *ld, const struct loop_state *st)
+{
+	(void)st;
+	return loopdev_set_capacity(ld);
+}
+
+const struct loop_engine_ops loop_engine_fuse_ops = {
+	.kind = LOOP_ENGINE_FUSE,
+	.probe = fuse_probe,
+	.takes = fuse_takes,
+	.attach = fuse_attach,
+	.resize = fuse_resize,
+	.alive = fuse_alive,
+	.owns = fuse_owns,
+	.release = fuse_release,
+};

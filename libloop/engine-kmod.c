@@ -10,10 +10,12 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "private.h"
 #include "engine-private.h"
@@ -52,17 +54,23 @@ static int set_multi_key(struct loopdev *ld, const struct loop_key *key)
 	return rc;
 }
 
-int loop_kmod_attach(struct loopdev *ld, const struct loop_engine_config *cfg,
-		     struct loop_state *st, int stock_loop)
+/* The loop ABI carries keys of at most 32 bytes (64/65 of them through
+ * the multi-key ioctl); passthrough is the plain loop driver's job. */
+static int kmod_takes(const struct loop_cipher_spec *spec, const struct loop_key *key)
+{
+	if (!spec || !key || loop_key_size(key) > KEY_SLOT)
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+static int kmod_attach(struct loopdev *ld, const struct loop_engine_config *cfg,
+		       struct loop_state *st, int stock_loop)
 {
 	struct loopdev_config lc;
-	char dir[PATH_MAX];
 	int64_t bias;
 	int rc;
 
-	if (!cfg->spec || !cfg->key)
-		return -EOPNOTSUPP;	/* passthrough is the plain loop driver's job */
-	if (loop_key_size(cfg->key) > KEY_SLOT)
+	if (kmod_takes(cfg->spec, cfg->key))
 		return -EOPNOTSUPP;
 
 	memset(&lc, 0, sizeof(lc));
@@ -104,13 +112,90 @@ int loop_kmod_attach(struct loopdev *ld, const struct loop_engine_config *cfg,
 	snprintf(st->id, sizeof(st->id), "%s.%s", stock_loop ? "xfer" : "kmod",
 		 strrchr(st->device, '/') + 1);
 	/* the record lets listings show the cipher and key size */
-	snprintf(dir, sizeof(dir), "%s/%s", LOOP_STATE_DIR, st->id);
-	if ((mkdir(LOOP_STATE_DIR, 0700) < 0 && errno != EEXIST) ||
-	    (mkdir(dir, 0700) < 0 && errno != EEXIST))
-		rc = -errno;
-	else
-		rc = loop_state_write(st);
-	if (rc)
+	rc = loop_state_create(st);
+	if (rc) {
 		loopdev_detach(ld);
+		loop_state_unlink(st);
+	}
 	return rc;
 }
+
+static int kmod_attach_op(struct loopdev *ld, const struct loop_engine_config *cfg,
+			  struct loop_state *st, enum loop_err_object *errpos)
+{
+	int rc = kmod_attach(ld, cfg, st, 0);
+
+	if (rc)
+		*errpos = LOOP_ERR_DEVICE;
+	return rc;
+}
+
+static int xfer_attach_op(struct loopdev *ld, const struct loop_engine_config *cfg,
+			  struct loop_state *st, enum loop_err_object *errpos)
+{
+	int rc = kmod_attach(ld, cfg, st, 1);
+
+	if (rc)
+		*errpos = LOOP_ERR_DEVICE;
+	return rc;
+}
+
+static int kmod_probe(const char *fuse_daemon)
+{
+	(void)fuse_daemon;
+	return access(loopdev_kind_control(LOOPDEV_KIND_CRYPTOLOOP), F_OK) == 0 ?
+	       0 : -ENODEV;
+}
+
+static int xfer_probe(const char *fuse_daemon)
+{
+	(void)fuse_daemon;
+	/* the transfer module only loads on kernels with loop transfers */
+	return access("/sys/module/cryptoloop_xfer", F_OK) == 0 ? 0 : -ENODEV;
+}
+
+int loop_engine_backing_is(const char *device, const char *image)
+{
+	struct loopdev *ld;
+	char *file = NULL;
+	int ok = 0;
+
+	if (loopdev_new(&ld))
+		return 1;	/* cannot tell: keep the record */
+	if (loopdev_set_device(ld, device) == 0 &&
+	    loopdev_get_backing_file(ld, &file) == 0)
+		ok = !strcmp(file, image);
+	free(file);
+	loopdev_free(ld);
+	return ok;
+}
+
+static int kmod_owns(const struct loop_state *st)
+{
+	return loop_engine_backing_is(st->device, st->image);
+}
+
+/* The module and loop.c re-read the backing file's size on request. */
+static int kmod_resize(struct loopdev *ld, const struct loop_state *st)
+{
+	(void)st;
+	return loopdev_set_capacity(ld);
+}
+
+const struct loop_engine_ops loop_engine_kmod_ops = {
+	.kind = LOOP_ENGINE_KMOD,
+	.probe = kmod_probe,
+	.takes = kmod_takes,
+	.attach = kmod_attach_op,
+	.resize = kmod_resize,
+	.owns = kmod_owns,
+};
+
+const struct loop_engine_ops loop_engine_xfer_ops = {
+	.kind = LOOP_ENGINE_XFER,
+	.probe = xfer_probe,
+	.takes = kmod_takes,
+	.attach = xfer_attach_op,
+	.resize = kmod_resize,
+	.owns = kmod_owns,
+};

@@ -11,28 +11,75 @@
 /* The file the daemon serves, inside its mount point. */
 #define LOOP_FUSE_FILE "data"
 
-/* state.c */
+/*
+ * What every engine implements. engine.c picks the table by the kind a
+ * record or a request names and never looks inside an engine; the
+ * engines never call engine.c. Every function returns 0 or -errno.
+ */
+struct loop_engine_ops {
+	enum loop_engine_kind kind;
+	/* 0 when it can run here; -ENODEV, -ENOENT, -ENOPKG (see probe) */
+	int (*probe)(const char *fuse_daemon);
+	/* 0 when it can take this spec and key (NULL: passthrough) */
+	int (*takes)(const struct loop_cipher_spec *spec, const struct loop_key *key);
+	/*
+	 * Attach and write the record; st is filled in by the caller except
+	 * id, device and the engine's own fields. On failure nothing stays.
+	 */
+	int (*attach)(struct loopdev *ld, const struct loop_engine_config *cfg,
+		      struct loop_state *st, enum loop_err_object *errpos);
+	/*
+	 * Take the device apart (@ld is bound to the loop device the
+	 * record stands on). NULL: LOOP_CLR_FD, then release once the
+	 * kernel has let go.
+	 */
+	int (*detach)(struct loopdev *ld, const struct loop_state *st);
+	/* Follow a grown or shrunk image (losetup -c). */
+	int (*resize)(struct loopdev *ld, const struct loop_state *st);
+	/* 1 when what serves the device (daemon, mapping) is alive. */
+	int (*alive)(const struct loop_state *st);
+	/* 1 when the device still holds what the record says. */
+	int (*owns)(const struct loop_state *st);
+	/* Free what outlives the device (daemon, mount); may be NULL. */
+	void (*release)(const struct loop_state *st);
+	/* The loop device under the record's device (its own for most). */
+	void (*loop_device)(const struct loop_state *st, char *buf, size_t size);
+};
+
+extern const struct loop_engine_ops loop_engine_fuse_ops;
+extern const struct loop_engine_ops loop_engine_kmod_ops;
+extern const struct loop_engine_ops loop_engine_xfer_ops;
+extern const struct loop_engine_ops loop_engine_dm_ops;
+
+/* The table for @kind, or NULL (AUTO, or not built). */
+const struct loop_engine_ops *loop_engine_ops_get(enum loop_engine_kind kind);
+
+/* state.c: the records, and nothing else */
 int loop_boot_id(char *buf, size_t size);
 unsigned long long loop_pid_start(pid_t pid);
 int loop_state_read(const char *id, struct loop_state *st);
 int loop_state_write(const struct loop_state *st);
+/* create LOOP_STATE_DIR/<st->id> and write the record into it */
+int loop_state_create(const struct loop_state *st);
+/* remove the record and its directory */
+void loop_state_unlink(const struct loop_state *st);
+/* an id's directory whose record never got written (attach died) */
+int loop_state_dir_is_orphan(const char *id);
+/* Call @fn with each record's id; stops at a non-zero return. */
+int loop_state_each_id(int (*fn)(const char *id, void *data), void *data);
+
+/* records.c: records judged against the engines */
 int loop_state_is_stale(const struct loop_state *st);
-/* stop the daemon, unmount, remove the record and its directory */
+/* the engine's release, then the record */
 void loop_state_remove(const struct loop_state *st);
 
-/* engine-fuse.c */
-int loop_fuse_attach(struct loopdev *ld, const struct loop_engine_config *cfg,
-		     struct loop_state *st, enum loop_err_object *errpos);
-/* wait for the daemon to exit by itself, then TERM, then KILL it */
-void loop_fuse_stop_daemon(const struct loop_state *st);
+/* engine-fuse.c, for the orphan directories records.c cleans up */
 /* unmount @mnt if something is mounted there (a dead FUSE mount too) */
 void loop_fuse_unmount(const char *mnt);
 /* @path, or the installed daemon */
 const char *loop_fuse_daemon_path(const char *path);
 
-/* engine-kmod.c */
-/* @stock_loop: the xfer engine, /dev/loopN with cryptoloop_xfer (<= 5.15) */
-int loop_kmod_attach(struct loopdev *ld, const struct loop_engine_config *cfg,
-		     struct loop_state *st, int stock_loop);
+/* The loop device the kernel reports as holding @image (loop engines). */
+int loop_engine_backing_is(const char *device, const char *image);
 
 #endif

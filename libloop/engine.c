@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Encrypted devices: choosing an engine, refusing a second writer of an
- * image, attaching through the chosen engine and detaching in the only
- * order that works (loop device, daemon, FUSE mount).
+ * image, and handing attach, detach and resize to the engine's table.
  */
 #include "config.h"
 
@@ -26,7 +25,24 @@ static const char *const engine_names[] = {
 	[LOOP_ENGINE_FUSE] = "fuse",
 	[LOOP_ENGINE_KMOD] = "kmod",
 	[LOOP_ENGINE_XFER] = "xfer",
+	[LOOP_ENGINE_DM] = "dm",
 };
+
+static const struct loop_engine_ops *const engine_ops[] = {
+	[LOOP_ENGINE_FUSE] = &loop_engine_fuse_ops,
+	[LOOP_ENGINE_KMOD] = &loop_engine_kmod_ops,
+	[LOOP_ENGINE_XFER] = &loop_engine_xfer_ops,
+#ifdef HAVE_DM
+	[LOOP_ENGINE_DM] = &loop_engine_dm_ops,
+#endif
+};
+
+const struct loop_engine_ops *loop_engine_ops_get(enum loop_engine_kind kind)
+{
+	if ((unsigned)kind >= sizeof(engine_ops) / sizeof(engine_ops[0]))
+		return NULL;
+	return engine_ops[kind];
+}
 
 LIBLOOP_EXPORT const char *loop_engine_name(enum loop_engine_kind kind)
 {
@@ -48,40 +64,37 @@ LIBLOOP_EXPORT int loop_engine_parse(const char *name, enum loop_engine_kind *ki
 	return -EINVAL;
 }
 
-const char *loop_fuse_daemon_path(const char *path)
+LIBLOOP_EXPORT int loop_engine_probe(enum loop_engine_kind kind, const char *fuse_daemon)
 {
-	return path ? path : LIBEXECDIR "/cryptoloop-fuse";
+	const struct loop_engine_ops *ops = loop_engine_ops_get(kind);
+
+	if (!ops)
+		return -ENOTSUP;
+	return ops->probe(fuse_daemon);
 }
 
 LIBLOOP_EXPORT int loop_engine_available(enum loop_engine_kind kind, const char *fuse_daemon)
 {
-	switch (kind) {
-	case LOOP_ENGINE_KMOD:
-		return access(loopdev_kind_control(LOOPDEV_KIND_CRYPTOLOOP), F_OK) == 0;
-	case LOOP_ENGINE_XFER:
-		/* the transfer module only loads on kernels with loop transfers */
-		return access("/sys/module/cryptoloop_xfer", F_OK) == 0;
-	case LOOP_ENGINE_FUSE:
-		return access("/dev/fuse", R_OK | W_OK) == 0 &&
-		       access(loop_fuse_daemon_path(fuse_daemon), X_OK) == 0;
-	default:
-		return 0;
-	}
+	return loop_engine_probe(kind, fuse_daemon) == 0;
 }
+
+/* Fastest first: the module; the transfer module on old kernels; dm-crypt
+ * in the stock kernel; the FUSE daemon, which runs anywhere. */
+static const enum loop_engine_kind auto_order[] = {
+	LOOP_ENGINE_KMOD, LOOP_ENGINE_XFER, LOOP_ENGINE_DM, LOOP_ENGINE_FUSE,
+};
 
 LIBLOOP_EXPORT int loop_engine_choose(const struct loop_cipher_spec *spec,
 				      const struct loop_key *key, const char *fuse_daemon)
 {
-	/* the kernel is faster; its keys are at most 32 bytes (one, or
-	 * loop-AES's 64/65 through the multi-key ioctl) */
-	if (spec && key && loop_key_size(key) <= LO_KEY_SIZE &&
-	    loop_engine_available(LOOP_ENGINE_KMOD, NULL))
-		return LOOP_ENGINE_KMOD;
-	if (spec && key && loop_key_size(key) <= LO_KEY_SIZE &&
-	    loop_engine_available(LOOP_ENGINE_XFER, NULL))
-		return LOOP_ENGINE_XFER;
-	if (loop_engine_available(LOOP_ENGINE_FUSE, fuse_daemon))
-		return LOOP_ENGINE_FUSE;
+	size_t i;
+
+	for (i = 0; i < sizeof(auto_order) / sizeof(auto_order[0]); i++) {
+		const struct loop_engine_ops *ops = loop_engine_ops_get(auto_order[i]);
+
+		if (ops && ops->takes(spec, key) == 0 && ops->probe(fuse_daemon) == 0)
+			return auto_order[i];
+	}
 	return -ENODEV;
 }
 
@@ -143,6 +156,7 @@ static int check_busy(const struct loop_engine_config *cfg, const struct stat *i
 LIBLOOP_EXPORT int loop_engine_attach(struct loopdev *ld, const struct loop_engine_config *cfg,
 				      struct loop_state *out, enum loop_err_object *errpos)
 {
+	const struct loop_engine_ops *ops;
 	struct loop_state *st;
 	enum loop_err_object dummy;
 	struct stat sb;
@@ -175,6 +189,12 @@ LIBLOOP_EXPORT int loop_engine_attach(struct loopdev *ld, const struct loop_engi
 		if (kind < 0)
 			return kind;
 	}
+	ops = loop_engine_ops_get((enum loop_engine_kind)kind);
+	if (!ops)
+		return -ENOTSUP;
+	rc = ops->takes(cfg->spec, cfg->key);
+	if (rc)
+		return rc;
 
 	st = calloc(1, sizeof(*st));
 	if (!st)
@@ -195,44 +215,69 @@ LIBLOOP_EXPORT int loop_engine_attach(struct loopdev *ld, const struct loop_engi
 	}
 	loop_boot_id(st->boot_id, sizeof(st->boot_id));
 
-	if (kind == LOOP_ENGINE_KMOD || kind == LOOP_ENGINE_XFER) {
-		rc = loop_kmod_attach(ld, cfg, st, kind == LOOP_ENGINE_XFER);
-		if (rc)
-			*errpos = LOOP_ERR_DEVICE;
-	} else {
-		rc = loop_fuse_attach(ld, cfg, st, errpos);
-	}
+	rc = ops->attach(ld, cfg, st, errpos);
 	if (rc == 0 && out)
 		*out = *st;
 	free(st);
 	return rc;
 }
 
+/*
+ * The loop engines' detach: the loop device first; the kernel lets go of
+ * the file when the last opener closes the device, and we are one, so
+ * close and give it a moment; then whatever served it.
+ */
+static int detach_loop(struct loopdev *ld, const struct loop_state *st)
+{
+	int rc = loopdev_detach(ld), i;
+
+	if (rc && rc != -ENXIO)
+		return rc;
+	loopdev_set_device(ld, st->device);
+	for (i = 0; i < DETACH_WAIT_TRIES && !loop_state_is_stale(st); i++)
+		loop_usleep(DETACH_WAIT_US);
+	/* Still held open by someone (mounted): the detach happens at their
+	 * last close (autoclear), and a daemon then exits and cleans up by
+	 * itself. Otherwise: daemon, mount, record. */
+	if (loop_state_is_stale(st))
+		loop_state_remove(st);
+	return 0;
+}
+
 LIBLOOP_EXPORT int loop_engine_detach(struct loopdev *ld)
 {
+	const struct loop_engine_ops *ops;
 	struct loop_state *st = malloc(sizeof(*st));
-	int rc, i;
+	int rc;
 
 	if (!st)
 		return -ENOMEM;
 	rc = loop_state_lookup(ld, st);
-	if (rc) {
-		free(st);
-		return rc;
+	if (rc == 0) {
+		ops = loop_engine_ops_get(st->engine);
+		if (!ops)
+			rc = -ENOTSUP;
+		else if (ops->detach)
+			rc = ops->detach(ld, st);
+		else
+			rc = detach_loop(ld, st);
 	}
-	rc = loopdev_detach(ld);
-	if (rc == 0 || rc == -ENXIO) {
-		/* The kernel lets go of the file when the last opener closes
-		 * the device, and we are one: close, then give it a moment. */
-		loopdev_set_device(ld, st->device);
-		for (i = 0; i < DETACH_WAIT_TRIES && !loop_state_is_stale(st); i++)
-			loop_usleep(DETACH_WAIT_US);
-		/* Still held open by someone (mounted): the detach happens at
-		 * their last close (autoclear), and the daemon then exits and
-		 * cleans up by itself. Otherwise: daemon, mount, record. */
-		if (loop_state_is_stale(st))
-			loop_state_remove(st);
-		rc = 0;
+	free(st);
+	return rc;
+}
+
+LIBLOOP_EXPORT int loop_engine_resize(struct loopdev *ld)
+{
+	const struct loop_engine_ops *ops;
+	struct loop_state *st = malloc(sizeof(*st));
+	int rc;
+
+	if (!st)
+		return -ENOMEM;
+	rc = loop_state_lookup(ld, st);
+	if (rc == 0) {
+		ops = loop_engine_ops_get(st->engine);
+		rc = ops ? ops->resize(ld, st) : -ENOTSUP;
 	}
 	free(st);
 	return rc;

@@ -176,16 +176,20 @@ static void report_attach(int rc, enum loop_err_object who, struct loopdev *ld,
 			warn("%s: failed to set up encrypted loop device", image);
 		break;
 	case LOOP_ERR_DEVICE:
-		warn("%s: failed to set up loop device", loopdev_get_path(ld) ?
-		     loopdev_get_path(ld) : image);
+		if (rc == -EEXIST)
+			warnx("%s: a device-mapper device of the name the dm engine "
+			      "gives this loop device exists already", image);
+		else
+			warn("%s: failed to set up loop device", loopdev_get_path(ld) ?
+			     loopdev_get_path(ld) : image);
 		break;
 	case LOOP_ERR_DAEMON:
 		warn("%s: cryptoloop-fuse failed", image);
 		break;
 	default:
 		if (rc == -ENODEV)
-			warnx("%s: no encryption engine available "
-			      "(no cryptoloop module, no /dev/fuse or cryptoloop-fuse)", image);
+			warnx("%s: no encryption engine available (no cryptoloop module, "
+			      "no dm-crypt, no /dev/fuse or cryptoloop-fuse)", image);
 		else if (rc == -EOPNOTSUPP)
 			warnx("%s: the chosen engine cannot take this key", image);
 		else
@@ -193,8 +197,29 @@ static void report_attach(int rc, enum loop_err_object who, struct loopdev *ld,
 	}
 }
 
+/* Why an engine asked for by name cannot run here. */
+static void __attribute__((noreturn)) engine_unavailable(enum loop_engine_kind kind, int rc)
+{
+	const char *name = loop_engine_name(kind);
+
+	switch (rc) {
+	case -ENOTSUP:
+		errx(EXIT_FAILURE, "engine %s: not built into this losetup", name);
+	case -ENOPKG:
+		errx(EXIT_FAILURE, "engine %s: device-mapper has no dm-crypt target "
+		     "here (dm_crypt is neither loaded nor installed for this kernel)", name);
+	case -ENOENT:
+		errx(EXIT_FAILURE, "engine %s: the cryptoloop-fuse daemon is missing", name);
+	default:
+		if (kind == LOOP_ENGINE_DM)
+			errx(EXIT_FAILURE, "engine %s: no device-mapper here "
+			     "(/dev/mapper/control is missing)", name);
+		errx(EXIT_FAILURE, "engine %s is not available here", name);
+	}
+}
+
 int create_encrypted(struct loopdev *ld, const struct create_opts *c,
-		     const struct crypt_opts *k)
+		     const struct crypt_opts *k, char *shown, size_t size)
 {
 	struct loop_engine_config cfg;
 	struct loop_cipher_spec spec;
@@ -208,7 +233,7 @@ int create_encrypted(struct loopdev *ld, const struct create_opts *c,
 	if (!k->encryption)
 		errx(EXIT_FAILURE, "encryption options need --encryption (-e)");
 	if (k->engine && loop_engine_parse(k->engine, &kind))
-		errx(EXIT_FAILURE, "%s: unknown engine (fuse, kmod or auto)", k->engine);
+		errx(EXIT_FAILURE, "%s: unknown engine (kmod, xfer, dm, fuse or auto)", k->engine);
 	rc = loop_cipher_spec_parse(&spec, k->encryption, k->keybits,
 				    k->loopaes ? LOOP_SPEC_LOOPAES : 0);
 	if (rc == 1 && kind != LOOP_ENGINE_FUSE)	/* "-e none" */
@@ -252,15 +277,20 @@ int create_encrypted(struct loopdev *ld, const struct create_opts *c,
 	cfg.force = k->force;
 	cfg.engine = kind;
 	cfg.fuse_daemon = fuse_daemon();
-	if (kind != LOOP_ENGINE_AUTO && !loop_engine_available(kind, cfg.fuse_daemon)) {
-		loop_key_free(key);
-		errx(EXIT_FAILURE, "engine %s is not available here", loop_engine_name(kind));
+	if (kind != LOOP_ENGINE_AUTO) {
+		rc = loop_engine_probe(kind, cfg.fuse_daemon);
+		if (rc) {
+			loop_key_free(key);
+			engine_unavailable(kind, rc);
+		}
 	}
 
 	rc = loop_engine_attach(ld, &cfg, &st, &who);
 	loop_key_free(key);
 	if (rc)
 		report_attach(rc, who, ld, c->file);
+	else
+		snprintf(shown, size, "%s", st.device);
 	return rc;
 }
 
@@ -281,6 +311,22 @@ const struct loop_state *crypt_state(struct loopdev *ld)
 		found = loop_state_lookup(ld, &st) == 0;
 	}
 	return found ? &st : NULL;
+}
+
+int resize_device(struct loopdev *ld)
+{
+	int rc = loop_engine_resize(ld);
+
+	if (rc == -ENOENT)
+		rc = loopdev_set_capacity(ld);
+	return rc;
+}
+
+const char *crypt_device_name(struct loopdev *ld)
+{
+	const struct loop_state *cs = crypt_state(ld);
+
+	return cs ? cs->device : loopdev_get_path(ld);
 }
 
 int detach_device(struct loopdev *ld)

@@ -15,7 +15,7 @@
 /* An encrypted device: the real image, the user's range, the cipher. */
 static void print_crypt_line(struct loopdev *ld, const struct loop_state *cs)
 {
-	printf("%s: [%04jd]:%ju (%s)", loopdev_get_path(ld),
+	printf("%s: [%04jd]:%ju (%s)", cs->device,
 	       (intmax_t)cs->image_dev, (uintmax_t)cs->image_ino, cs->image);
 	if (cs->offset)
 		printf(", offset %ju", (uintmax_t)cs->offset);

@@ -126,8 +126,9 @@ struct crypt_opts {
 	const char *engine;	/* --engine */
 };
 bool crypt_requested(const struct crypt_opts *k);
+/* @shown receives the device to use (a dm mapping, for the dm engine) */
 int create_encrypted(struct loopdev *ld, const struct create_opts *c,
-		     const struct crypt_opts *k);
+		     const struct crypt_opts *k, char *shown, size_t size);
 int list_ciphers(void);
 /* fstab.c: re-run with the options of the fstab line with loop=@device */
 void setup_from_fstab(const char *device, int argc, char **argv)
@@ -136,6 +137,10 @@ void setup_from_fstab(const char *device, int argc, char **argv)
 void crypt_gc(void);
 /* The record of an encrypted device, or NULL (static storage). */
 const struct loop_state *crypt_state(struct loopdev *ld);
+/* The name to show for @ld: a dm mapping on it, else its own path. */
+const char *crypt_device_name(struct loopdev *ld);
+/* -c: the loop device and whatever an engine put on it. Returns -errno. */
+int resize_device(struct loopdev *ld);
 /* Detach, tearing down an encrypted device's engine; util-linux's message. */
 int detach_device(struct loopdev *ld);
 void warn_size(const char *file, uint64_t sizelimit, uint64_t offset, bool has_offset);

@@ -115,11 +115,28 @@ static unsigned long ulong_or_die(const char *arg, const char *what)
 	return v;
 }
 
+/*
+ * Bind @ld to an existing loop device, or to the one under a dm engine
+ * mapping named @name. Returns 0, or -1 with errno set.
+ */
+static int bind_named(struct loopdev *ld, const char *name)
+{
+	char lower[96];
+
+	if (!loopdev_is_loop_device(name) &&
+	    loop_state_resolve(name, lower, sizeof(lower)) == 0)
+		name = lower;
+	if (!loopdev_is_loop_device(name))
+		return -1;
+	return loopdev_set_device(ld, name) ? -1 : 0;
+}
+
 /* Bind @ld to a device named on the command line, or die like util-linux. */
 static void use_device(struct loopdev *ld, const char *name, bool must_exist)
 {
-	if ((must_exist && !loopdev_is_loop_device(name)) ||
-	    loopdev_set_device(ld, name)) {
+	errno = 0;
+	if ((must_exist && bind_named(ld, name)) ||
+	    (!must_exist && loopdev_set_device(ld, name))) {
 		if (!must_exist || errno == 0)
 			errno = ENODEV;
 		err(EXIT_FAILURE, "%s: failed to use device", name);
@@ -392,6 +409,7 @@ static int report(int rc, const char *what, struct loopdev *ld)
 static int run(struct cmdline *cl, struct loopdev *ld, int argc, char **argv)
 {
 	struct file_filter filter;
+	char shown[96];
 	int res = 0;
 
 	switch (cl->act) {
@@ -399,13 +417,15 @@ static int run(struct cmdline *cl, struct loopdev *ld, int argc, char **argv)
 		res = list_ciphers();
 		break;
 	case A_CREATE:
-		if (crypt_requested(&cl->crypt))
-			res = create_encrypted(ld, &cl->create, &cl->crypt);
-		else
+		if (crypt_requested(&cl->crypt)) {
+			res = create_encrypted(ld, &cl->create, &cl->crypt, shown, sizeof(shown));
+		} else {
 			res = create_loop(ld, &cl->create);
+			snprintf(shown, sizeof(shown), "%s", loopdev_get_path(ld));
+		}
 		if (res == 0) {
 			if (cl->showdev)
-				printf("%s\n", loopdev_get_path(ld));
+				printf("%s\n", shown);
 			warn_size(cl->create.file, cl->create.sizelimit,
 				  cl->create.offset, cl->has_offset);
 		}
@@ -413,8 +433,7 @@ static int run(struct cmdline *cl, struct loopdev *ld, int argc, char **argv)
 	case A_DELETE:
 		res = detach_one(ld);
 		for (; optind < argc; optind++) {
-			if (!loopdev_is_loop_device(argv[optind]) ||
-			    loopdev_set_device(ld, argv[optind]))
+				if (bind_named(ld, argv[optind]))
 				warn("%s: failed to use device", argv[optind]);
 			res += detach_one(ld);
 		}
@@ -447,7 +466,7 @@ static int run(struct cmdline *cl, struct loopdev *ld, int argc, char **argv)
 			warn("%s", loopdev_get_path(ld));
 		break;
 	case A_SET_CAPACITY:
-		res = report(loopdev_set_capacity(ld), "set capacity", ld);
+		res = report(resize_device(ld), "set capacity", ld);
 		break;
 	case A_SET_DIRECT_IO:
 		res = report(loopdev_set_direct_io(ld, (int)cl->use_dio),

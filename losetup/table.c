@@ -52,6 +52,9 @@ static int crypt_cell(struct loopdev *ld, int col, char **res)
 		return col >= COL_UL_COUNT;
 	}
 	switch (col) {
+	case COL_NAME:
+		*res = strdup(cs->device);
+		return 1;
 	case COL_BACK_FILE:
 		*res = strdup(cs->image);
 		return 1;

@@ -192,12 +192,16 @@ fails() {
 	assert_clean
 }
 
-@test "--engine auto picks kmod only where the module is; here: fuse" {
+@test "--engine auto picks kmod only where the module is, then dm where dm-crypt is; here: fuse" {
 	img=$(image 16M)
-	dev=$(attach -e aes -p 3 "$img")
+	dev=$(attach --engine auto -e aes -p 3 "$img")
 	run "$LOSETUP" -l -n -O ENGINE "$dev"
 	if [ -e /dev/cryptoloop-control ]; then
 		[ "$(echo $output)" = kmod ]
+	elif [ -e /dev/mapper/control ] && { [ -e /sys/module/dm_crypt ] ||
+		grep -qs '/dm-crypt.ko' "/lib/modules/$(uname -r)/modules.dep" \
+			"/lib/modules/$(uname -r)/modules.builtin"; }; then
+		[ "$(echo $output)" = dm ]
 	else
 		[ "$(echo $output)" = fuse ]
 	fi

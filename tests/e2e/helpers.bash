@@ -3,9 +3,11 @@
 # mounts, never anything else. Passphrases go through fds, never argv/env.
 
 : "${top_builddir:=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}"
-LOSETUP="$top_builddir/losetup/losetup"
+# E2E_LOSETUP / E2E_FUSE_DAEMON: the binaries behind libtool's wrapper
+# scripts, for slow guests (with LD_LIBRARY_PATH set by the caller)
+LOSETUP=${E2E_LOSETUP:-"$top_builddir/losetup/losetup"}
 # the daemon of this build tree, not an installed one
-export CRYPTOLOOP_FUSE_DAEMON="$top_builddir/fuse/cryptoloop-fuse"
+export CRYPTOLOOP_FUSE_DAEMON=${E2E_FUSE_DAEMON:-"$top_builddir/fuse/cryptoloop-fuse"}
 UL_LOSETUP=/usr/sbin/losetup
 STATE_DIR=/run/cryptoloop
 # the engine the format suites run on: fuse here, kmod in the VM
@@ -57,11 +59,15 @@ track() {
 	echo "$1" >> "$DEVLIST"
 }
 
-# attach ARGS... IMAGE: losetup -f --show with fd 3 on $PASSFILE (default
-# the test passphrase); prints the device
+# attach ARGS... IMAGE: losetup -f --show (--engine $E2E_ENGINE unless
+# ARGS name one) with fd 3 on $PASSFILE (default the test passphrase);
+# prints the device
 attach() {
-	local dev
-	dev=$("$LOSETUP" -f --show "$@" 3< "${PASSFILE:-$TESTDIR/pass}") || return 1
+	local dev engine=()
+	# the suite's engine, unless the test names one (auto included): on a
+	# machine with dm-crypt, auto would pick dm for the FUSE tests
+	[[ " $* " == *" --engine "* ]] || engine=(--engine "$E2E_ENGINE")
+	dev=$("$LOSETUP" -f --show "${engine[@]}" "$@" 3< "${PASSFILE:-$TESTDIR/pass}") || return 1
 	track "$dev"
 	echo "$dev"
 }
