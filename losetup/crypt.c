@@ -131,11 +131,18 @@ static struct loop_key *derive(const struct crypt_opts *k, const struct loop_cip
 		errx(EXIT_FAILURE, "the passphrase is too short for %s "
 		     "(loop-AES wants %d characters; --allow-short-passphrase overrides)",
 		     spec->name, LOOP_PASS_MIN_LENGTH);
+	case -ERANGE:
+		errx(EXIT_FAILURE, "--itercountk %lu: too many iterations (at most %lu)",
+		     k->itercountk, LOOP_KEY_ITER_MAX);
 	case -EINVAL:
 		if (loop_pass_count(pass) > 1)
 			errx(EXIT_FAILURE, "%s: cannot use %zu key lines "
 			     "(loop-AES key files have 1, 64 or 65)", spec->name,
 			     loop_pass_count(pass));
+		if (k->phash && strchr(k->phash, ':'))
+			errx(EXIT_FAILURE, "%s: invalid hash '%s' (unknown, or hashes "
+			     "more than the %u-byte key)", spec->name, k->phash,
+			     spec->key_bytes);
 		errx(EXIT_FAILURE, "%s: invalid key parameters (hash '%s')", spec->name,
 		     k->phash ? k->phash : "default");
 	default:

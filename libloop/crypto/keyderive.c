@@ -160,6 +160,8 @@ static int cs_hash(struct scratch *s, const struct hash_rule *h, const char *in,
 	unsigned int round, i;
 	gcry_md_hd_t md;
 
+	if (want > key_bytes)
+		return -EINVAL;
 	memset(key, 0, key_bytes);
 	if (h->kind == H_CS_PLAIN) {
 		if (h->cs_len) {
@@ -360,6 +362,8 @@ LIBLOOP_EXPORT int loop_key_derive(struct loop_key **key, const struct loop_ciph
 	loopaes = spec->format == LOOP_FORMAT_LOOPAES;
 	if (!loopaes && (p->seed || p->iter_thousands))
 		return -EINVAL;
+	if (p->iter_thousands > LOOP_KEY_ITER_MAX)
+		return -ERANGE;
 	key_bytes = spec->key_bytes;
 
 	if (h.kind == H_LA_RANDOM) {
@@ -409,6 +413,12 @@ LIBLOOP_EXPORT int loop_key_derive(struct loop_key **key, const struct loop_ciph
 	s->copy[len] = '\0';
 
 	if (h.kind == H_CS_PLAIN || h.kind == H_CS_DIGEST) {
+		/* cryptsetup refuses "hash:N" with N past the key, and so do
+		 * we: N bytes would not fit the key buffer */
+		if (h.cs_len > key_bytes) {
+			r = -EINVAL;
+			goto out;
+		}
 		r = loop_key_alloc(key, 1, key_bytes);
 		if (r < 0)
 			goto out;

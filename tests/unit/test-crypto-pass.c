@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "libloop-crypto.h"
 #include "tap.h"
@@ -407,6 +408,70 @@ static void test_rules(void)
 	}
 }
 
+/* Derive with a cryptsetup-style "HASH:N" rule or an iteration count. */
+static int derive_params(const char *specname, const struct loop_key_params *kp,
+			 struct loop_key **key)
+{
+	struct loop_cipher_spec spec;
+	struct loop_pass *p = NULL;
+	int r;
+
+	r = loop_cipher_spec_parse(&spec, specname, 0, 0);
+	if (r)
+		return r;
+	r = loop_pass_from_buffer(&p, "twenty characters!!!", 20, LOOP_PASS_ONE_LINE);
+	if (!r)
+		r = loop_key_derive(key, &spec, kp, p);
+	loop_pass_free(p);
+	return r;
+}
+
+/* "HASH:N" writes N bytes: N past the key size must be refused, as
+ * cryptsetup does, never written past the key (ASan saw that). */
+static void test_hash_len_bound(void)
+{
+	static const char *const too_long[] = {
+		"sha512:33", "sha512:64", "sha512:100000", "plain:33", "sha256:4294967297",
+	};
+	struct loop_key_params kp = { .hash = "sha512:32" };
+	struct loop_key *k = NULL;
+	size_t i;
+
+	ok(derive_params("aes-cbc-plain64", &kp, &k) == 0 && loop_key_size(k) == 32,
+	   "sha512:32 for a 256-bit key: accepted");
+	loop_key_free(k);
+	for (i = 0; i < sizeof(too_long) / sizeof(too_long[0]); i++) {
+		k = NULL;
+		kp.hash = too_long[i];
+		ok(derive_params("aes-cbc-plain64", &kp, &k) == -EINVAL && !k,
+		   "%s for a 256-bit key: refused with -EINVAL", too_long[i]);
+		loop_key_free(k);
+	}
+}
+
+/* -C N: N thousand rounds; a count past the documented maximum would
+ * run for hours, so it is refused before any work. */
+static void test_iter_bound(void)
+{
+	struct loop_key_params kp = { .iter_thousands = LOOP_KEY_ITER_MAX + 1UL };
+	struct loop_cipher_spec spec;
+	struct loop_pass *p = NULL;
+	struct loop_key *k = NULL;
+	time_t t0 = time(NULL);
+
+	loop_cipher_spec_parse(&spec, "AES128", 0, LOOP_SPEC_LOOPAES);
+	loop_pass_from_buffer(&p, "twenty characters!!!", 20, LOOP_PASS_ONE_LINE);
+	ok(loop_key_derive(&k, &spec, &kp, p) == -ERANGE && !k,
+	   "-C %lu: refused with -ERANGE", kp.iter_thousands);
+	kp.iter_thousands = 99999999999UL;
+	ok(loop_key_derive(&k, &spec, &kp, p) == -ERANGE && !k && time(NULL) - t0 < 5,
+	   "-C 99999999999: refused at once");
+	kp.iter_thousands = 1;
+	ok(loop_key_derive(&k, &spec, &kp, p) == 0, "-C 1 accepted");
+	loop_key_free(k);
+	loop_pass_free(p);
+}
+
 /* After everything is freed, neither the passphrase nor the key may be
  * found anywhere in our writable memory. */
 static int memory_contains(const uint8_t *needle, size_t n)
@@ -525,6 +590,8 @@ int main(void)
 	test_tty();
 	test_files();
 	test_rules();
+	test_hash_len_bound();
+	test_iter_bound();
 	test_no_leftovers();
 	return tap_done();
 }
