@@ -19,7 +19,7 @@ bool crypt_requested(const struct crypt_opts *k)
 {
 	return k->encryption || k->keybits || k->pass_fd >= 0 || k->phash ||
 	       k->gpgkey || k->gpghome || k->seed || k->cleartext || k->itercountk ||
-	       k->loinit >= 0 || k->verify || k->allow_short || k->force || k->engine;
+	       k->loinit >= 0 || k->verify || k->allow_short || k->allow_empty || k->force || k->engine;
 }
 
 /* Where the daemon is: the build tree's for tests, else the installed one. */
@@ -98,10 +98,20 @@ static struct loop_pass *read_secret(const struct crypt_opts *k,
 		return pass;
 	}
 	if (k->pass_fd >= 0) {
+		size_t len = 0;
+
 		rc = loop_pass_read_fd(&pass, k->pass_fd, lines);
 		snprintf(what, sizeof(what), "cannot read the passphrase from fd %d", k->pass_fd);
 		if (rc)
 			pass_error(rc, what);
+		/* the terminal refuses an empty entry; a fd that gives nothing
+		 * (an unset variable, a missing file) must not mean a zero key */
+		if ((!loop_pass_count(pass) || !loop_pass_line(pass, 0, &len) || !len) &&
+		    !k->allow_empty) {
+			loop_pass_free(pass);
+			errx(EXIT_FAILURE, "fd %d: empty passphrase "
+			     "(--allow-empty-passphrase accepts it)", k->pass_fd);
+		}
 		return pass;
 	}
 	rc = loop_pass_read_tty(&pass, "Password: ", k->verify);

@@ -66,6 +66,28 @@ fails() {
 	assert_clean
 }
 
+@test "an empty passphrase on -p is refused unless --allow-empty-passphrase" {
+	img=$(image 16M)
+	PASSFILE="$TESTDIR/empty-line"
+	echo > "$PASSFILE"
+	fails --engine fuse -e aes -p 3 -f "$img"
+	[[ "$output" == *"fd 3: empty passphrase"* ]]
+	PASSFILE=/dev/null
+	fails --engine fuse -e aes -p 3 -f "$img"
+	[[ "$output" == *"fd 3: empty passphrase"* ]]
+	dev=$(attach --engine fuse -e aes -p 3 --allow-empty-passphrase "$img")
+	detach "$dev"
+	assert_clean
+}
+
+@test "-C past its maximum is refused at once" {
+	img=$(image 16M)
+	SECONDS=0
+	fails --engine fuse -e AES128 -C 99999999999 -p 3 -f "$img"
+	[[ "$output" == *"--itercountk 99999999999: too many iterations"* ]]
+	[ "$SECONDS" -lt 10 ]
+}
+
 @test "unknown cipher, engine or a bad offset: named, nothing attached" {
 	img=$(image 16M)
 	fails -e rot13 -p 3 -f "$img"
