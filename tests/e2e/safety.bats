@@ -4,6 +4,8 @@
 # cleanly; a full or failing backing filesystem is an I/O error on the
 # device; secrets stay out of argv and the environment.
 
+bats_require_minimum_version 1.5.0
+
 load helpers
 
 setup() { e2e_setup; }
@@ -36,7 +38,7 @@ daemon_of() {
 	kill -9 "$pid"
 	# the data is in the image, and not as plaintext
 	[ "$(head -c 4M "$img" | tr -d '\0' | wc -c)" -gt 4000000 ]
-	! cmp -s "$TESTDIR/data" <(head -c 4M "$img")
+	! cmp -s "$TESTDIR/data" <(head -c 4M "$img") || fail "the image holds the plaintext"
 	detach "$dev"
 	assert_clean
 	dev=$(attach --engine fuse -e aes -p 3 "$img")
@@ -86,10 +88,11 @@ daemon_of() {
 	grep -q " $mnt fuse" /proc/mounts
 	detach "$dev"
 	! kill -0 "$pid" 2>/dev/null || [ "$(awk '{print $3}' /proc/$pid/stat)" = Z ]
-	! grep -q " $mnt " /proc/mounts
+	! grep -q " $mnt " /proc/mounts || fail "$mnt is still mounted"
 	[ ! -e "$mnt" ]
-	! [ -e "/sys/block/${dev#/dev/}/loop/backing_file" ] ||
-		! grep -q "$mnt" "/sys/block/${dev#/dev/}/loop/backing_file"
+	if [ -e "/sys/block/${dev#/dev/}/loop/backing_file" ]; then
+		run ! grep -q "$mnt" "/sys/block/${dev#/dev/}/loop/backing_file"
+	fi
 	assert_clean
 }
 
@@ -142,8 +145,8 @@ daemon_of() {
 	img=$(image 16M)
 	dev=$(attach --engine fuse -e aes -p 3 "$img")
 	pid=$(daemon_of "$dev")
-	! tr '\0' '\n' < "/proc/$pid/cmdline" | grep -qF "$PASS"
-	! tr '\0' '\n' < "/proc/$pid/environ" | grep -qF "$PASS"
+	! tr '\0' '\n' < "/proc/$pid/cmdline" | grep -qF "$PASS" || fail "passphrase in argv"
+	! tr '\0' '\n' < "/proc/$pid/environ" | grep -qF "$PASS" || fail "passphrase in environ"
 	[ "$(awk '/^VmLck/ {print $2}' "/proc/$pid/status")" -gt 0 ]
 	# no controlling terminal, own session
 	[ "$(awk '{print $7}' "/proc/$pid/stat")" = 0 ]

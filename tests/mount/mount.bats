@@ -43,7 +43,7 @@ teardown() {
 
 # no device of ours may stay attached
 nothing_attached() {
-	! "$LOSETUP" -a | grep -q "$TESTDIR/"
+	! "$LOSETUP" -a | grep -q "$TESTDIR/" || fail "a device of ours is left attached"
 }
 
 @test "fstab: mount and umount cycles keep the data and leave no device" {
@@ -57,7 +57,7 @@ nothing_attached() {
 		echo "$i" > "$MNT/round"
 		# a plain umount comes back to umount.cryptoloop, which detaches
 		umount "$MNT"
-		! mountpoint -q "$MNT"
+		run ! mountpoint -q "$MNT"
 		nothing_attached
 	done
 }
@@ -68,7 +68,7 @@ nothing_attached() {
 	run --separate-stderr env LIBMOUNT_FSTAB="$FSTAB" mount "$MNT" 3< "$TESTDIR/wrong"
 	[ "$status" -eq 32 ]
 	[[ "$stderr" == *"no filesystem found on the decrypted device"*"wrong passphrase or cipher?"* ]]
-	! mountpoint -q "$MNT"
+	run ! mountpoint -q "$MNT"
 	nothing_attached
 	[ "$(sha256sum < "$IMG")" = "$before" ]
 }
@@ -116,7 +116,7 @@ nothing_attached() {
 		"$TESTDIR/missing.img" "$MNT" 3< "$TESTDIR/pass"
 	[ "$status" -eq 32 ]
 	[[ "$stderr" == *"$TESTDIR/missing.img"* ]]
-	! mountpoint -q "$MNT"
+	run ! mountpoint -q "$MNT"
 	nothing_attached
 }
 
@@ -127,7 +127,7 @@ nothing_attached() {
 	$TESTDIR/missing.img $TESTDIR/m2 cryptoloop cipher=AES256,passfd=3,nofail 0 0
 	EOT
 	mount -a -T "$FSTAB" 3< "$TESTDIR/pass"
-	! mountpoint -q "$MNT"
-	! mountpoint -q "$TESTDIR/m2"
+	run ! mountpoint -q "$MNT"
+	run ! mountpoint -q "$TESTDIR/m2"
 	nothing_attached
 }
