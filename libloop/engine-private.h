@@ -15,6 +15,9 @@
 int loop_boot_id(char *buf, size_t size);
 unsigned long long loop_pid_start(pid_t pid);
 int loop_state_read(const char *id, struct loop_state *st);
+int loop_state_format(const struct loop_state *st, char *buf, size_t size);
+int loop_state_parse(struct loop_state *st, const char *buf, size_t len);
+int loop_state_proves_daemon(const struct loop_state *st);
 int loop_state_write(const struct loop_state *st);
 int loop_state_is_stale(const struct loop_state *st);
 /* stop the daemon, unmount, remove the record and its directory */

@@ -260,9 +260,18 @@ int create_encrypted(struct loopdev *ld, const struct create_opts *c,
 	return rc;
 }
 
+static int warn_corrupt(const char *path, void *data)
+{
+	(void)data;
+	warnx("%s: corrupt record, left alone (its device, daemon and mount "
+	      "are not touched; remove it by hand once they are gone)", path);
+	return 0;
+}
+
 void crypt_gc(void)
 {
 	loop_state_gc();
+	loop_state_foreach_corrupt(warn_corrupt, NULL);
 }
 
 const struct loop_state *crypt_state(struct loopdev *ld)
