@@ -320,6 +320,37 @@ static void test_files(void)
 	}
 	r = loop_pass_from_gpg(&p, path, home, "/nonexistent/gpg", gp);
 	ok(r == -ENOENT, "gpg: program missing -> -ENOENT");
+	{
+		/* a "gpg" that prints its environment as key lines: it must
+		 * not see the caller's variables */
+		char fake[600];
+		size_t i, n, len;
+		int leak = 0, path_ok = 0;
+		struct loop_pass *envp = NULL;
+
+		snprintf(fake, sizeof(fake), "%s/fake-gpg", dir);
+		fd = open(fake, O_WRONLY | O_CREAT, 0700);
+		ok(fd >= 0 && dprintf(fd, "#!/bin/sh\nexec env | sed 's/^/environment variable: /'\n") > 0,
+		   "write a fake gpg");
+		close(fd);
+		setenv("CRYPTOLOOP_LEAK_MARK", "the caller's environment", 1);
+		r = loop_pass_from_gpg(&envp, path, home, fake, gp);
+		unsetenv("CRYPTOLOOP_LEAK_MARK");
+		n = loop_pass_count(envp);
+		for (i = 0; i < n; i++) {
+			const char *l = loop_pass_line(envp, i, &len);
+
+			if (memmem(l, len, "CRYPTOLOOP_LEAK_MARK", 20))
+				leak = 1;
+			if (len == 55 && !memcmp(l, "environment variable: PATH=/usr/local/bin:/usr/bin:/bin", 55))
+				path_ok = 1;
+		}
+		ok(r == 0 && n > 0, "gpg: the fake ran (%d, %zu lines)", r, n);
+		ok(!leak, "gpg does not inherit the caller's environment");
+		ok(path_ok, "gpg gets a fixed PATH");
+		loop_pass_free(envp);
+		unlink(fake);
+	}
 	loop_pass_free(gp);
 	unlink(path);
 	{
