@@ -38,6 +38,26 @@ fails() {
 	[[ "$output" == *"$img"* ]]
 }
 
+@test "a daemon stuck before readiness (a hung image) is stopped, and keeps no key" {
+	img=$(image 16M)
+	# stands for a daemon blocked opening an image on a hung NFS server,
+	# deaf to SIGTERM as the real one is
+	fake="$TESTDIR/stuck-daemon"
+	printf '#!/bin/sh\necho $$ > %s/stuck.pid\ntrap "" TERM INT HUP\nexec sleep 600\n' \
+		"$TESTDIR" > "$fake"
+	chmod +x "$fake"
+	SECONDS=0
+	run timeout 90 env CRYPTOLOOP_FUSE_DAEMON="$fake" "$LOSETUP" --engine fuse -e aes \
+		-p 3 -f "$img" 3< "$TESTDIR/pass"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"$img: cryptoloop-fuse failed: Connection timed out"* ]]
+	[ "$SECONDS" -lt 60 ]
+	stuck=$(cat "$TESTDIR/stuck.pid")
+	! kill -0 "$stuck" 2>/dev/null || [ "$(awk '{print $3}' "/proc/$stuck/stat")" = Z ] ||
+		{ kill -9 "$stuck"; fail "the stuck daemon was left running"; }
+	assert_clean
+}
+
 @test "a missing or wrong key file is named, nothing attached" {
 	img=$(image 16M)
 	fails --engine fuse -e AES128 --cleartext-keyfile "$TESTDIR/nokeys" -f "$img"
