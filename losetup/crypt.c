@@ -25,7 +25,9 @@ bool crypt_requested(const struct crypt_opts *k)
 /* Where the daemon is: the build tree's for tests, else the installed one. */
 static const char *fuse_daemon(void)
 {
-	const char *p = getenv("CRYPTOLOOP_FUSE_DAEMON");
+	/* secure_getenv: a setuid caller's user must not pick the program
+	 * that receives the key */
+	const char *p = secure_getenv("CRYPTOLOOP_FUSE_DAEMON");
 
 	return p && *p ? p : NULL;
 }

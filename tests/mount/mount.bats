@@ -131,3 +131,25 @@ nothing_attached() {
 	run ! mountpoint -q "$TESTDIR/m2"
 	nothing_attached
 }
+
+@test "setuid-invoked, the helper ignores CRYPTOLOOP_LOSETUP from the user's environment" {
+	command -v setpriv > /dev/null || skip "setpriv (util-linux) missing"
+	dir="$TESTDIR/suid"
+	mkdir -m 755 "$dir"
+	chmod 755 "$TESTDIR"
+	install -m 4755 "$top_builddir/mount/mount.cryptoloop" "$dir/mount.cryptoloop"
+	printf '#!/bin/sh\ntouch %s/ran\nexit 1\n' "$dir" > "$dir/losetup"
+	chmod 755 "$dir/losetup"
+	# control: run by root, the variable is honoured
+	run env CRYPTOLOOP_LOSETUP="$dir/losetup" "$dir/mount.cryptoloop" "$IMG" "$MNT" \
+		-o cipher=AES256,passfd=0
+	[ -e "$dir/ran" ] || fail "control: CRYPTOLOOP_LOSETUP was not used at all"
+	rm "$dir/ran"
+	# a user through the setuid bit: the variable must not choose what runs
+	run setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		env CRYPTOLOOP_LOSETUP="$dir/losetup" "$dir/mount.cryptoloop" "$IMG" "$MNT" \
+		-o cipher=AES256,passfd=0
+	[ ! -e "$dir/ran" ] || fail "a user's CRYPTOLOOP_LOSETUP ran as root"
+	run ! mountpoint -q "$MNT"
+	nothing_attached
+}
