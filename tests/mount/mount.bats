@@ -138,7 +138,8 @@ nothing_attached() {
 	mkdir -m 755 "$dir"
 	chmod 755 "$TESTDIR"
 	install -m 4755 "$top_builddir/mount/mount.cryptoloop" "$dir/mount.cryptoloop"
-	printf '#!/bin/sh\ntouch %s/ran\nexit 1\n' "$dir" > "$dir/losetup"
+	# -p: dash keeps the root euid, as a compiled program would
+	printf '#!/bin/sh -p\ntouch %s/ran\nexit 1\n' "$dir" > "$dir/losetup"
 	chmod 755 "$dir/losetup"
 	# control: run by root, the variable is honoured
 	run env CRYPTOLOOP_LOSETUP="$dir/losetup" "$dir/mount.cryptoloop" "$IMG" "$MNT" \
