@@ -150,9 +150,14 @@ int loop_pass_read_file(struct loop_pass **pass, const char *path);
  * loop_pass_read_tty - prompt on /dev/tty with echo off.
  * @prompt: e.g. "Password: "
  * @verify: ask twice (`-T`), fail with -EKEYREJECTED when they differ.
+ * Interrupting signals (SIGINT, SIGQUIT, SIGTERM, SIGHUP, and the stop
+ * signals) are caught while echo is off; the terminal is restored, the
+ * caller's handlers put back, and the signal raised again; after a stop
+ * the question is asked again.
  * Returns 0, -ENOTTY if there is no controlling terminal (never
  * blocks waiting for one), -ECANCELED if input ended before a newline
- * was typed, -E2BIG, -ENOMEM, -EKEYREJECTED.
+ * was typed, -EINTR if a signal the caller handles came, -E2BIG,
+ * -ENOMEM, -EKEYREJECTED.
  */
 int loop_pass_read_tty(struct loop_pass **pass, const char *prompt, int verify);
 

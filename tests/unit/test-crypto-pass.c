@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <signal.h>
+#include <termios.h>
 #include <time.h>
 
 #include "libloop-crypto.h"
@@ -278,6 +280,60 @@ static void test_tty(void)
 	   "terminal -T: asked twice, equal answers accepted (r=%d)", r);
 	tty_child(1, "same thing\nother thing\n", 23, &r, got, sizeof(got), echoed, sizeof(echoed));
 	ok(r == -EKEYREJECTED, "terminal -T: different answers -> -EKEYREJECTED (r=%d)", r);
+}
+
+/*
+ * Ctrl-C at the prompt: the process dies of SIGINT as it should, and the
+ * terminal has its echo back (before, the shell was left typing blind).
+ */
+static void test_tty_interrupt(void)
+{
+	int master = posix_openpt(O_RDWR | O_NOCTTY), slave, status = 0;
+	struct termios t;
+	char buf[256], name[64];
+	size_t seen = 0;
+	pid_t pid;
+
+	if (master < 0 || grantpt(master) || unlockpt(master)) {
+		ok(1, "# SKIP no pty available");
+		ok(1, "# SKIP no pty available");
+		return;
+	}
+	snprintf(name, sizeof(name), "%s", ptsname(master));
+	/* ours, so that the terminal's settings outlive the child */
+	slave = open(name, O_RDWR | O_NOCTTY);
+	pid = fork();
+	if (pid == 0) {
+		struct loop_pass *p = NULL;
+		int fd;
+
+		close(master);
+		setsid();
+		fd = open(name, O_RDWR);	/* our controlling terminal */
+		if (fd < 0)
+			_exit(2);
+		loop_pass_read_tty(&p, "Password: ", 0);
+		_exit(3);
+	}
+	buf[0] = '\0';
+	while (!strstr(buf, "Password: ") && seen + 1 < sizeof(buf)) {
+		ssize_t n = read(master, buf + seen, sizeof(buf) - 1 - seen);
+
+		if (n <= 0)
+			break;
+		seen += (size_t)n;
+		buf[seen] = '\0';
+	}
+	/* half a passphrase, then Ctrl-C as the terminal delivers it */
+	if (write(master, "half a pass\x03", 12) != 12)
+		ok(0, "cannot type");
+	waitpid(pid, &status, 0);
+	ok(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT,
+	   "Ctrl-C at the prompt: the process ends by SIGINT (status %#x)", status);
+	ok(slave >= 0 && tcgetattr(slave, &t) == 0 && (t.c_lflag & ECHO),
+	   "Ctrl-C at the prompt: the terminal has its echo back");
+	close(slave);
+	close(master);
 }
 
 static void test_files(void)
@@ -619,6 +675,7 @@ int main(void)
 	test_big_lines();
 	test_no_tty();
 	test_tty();
+	test_tty_interrupt();
 	test_files();
 	test_rules();
 	test_hash_len_bound();
