@@ -273,7 +273,8 @@ static int parse_field(struct loop_state *st, enum rec_field f, const char *val,
 	case R_ENGINE:
 		if (get_str(name, sizeof(name), val, n) ||
 		    loop_engine_parse(name, &st->engine) ||
-		    st->engine == LOOP_ENGINE_AUTO)
+		    st->engine == LOOP_ENGINE_AUTO ||
+		    strcmp(name, loop_engine_name(st->engine)))
 			return -EBADMSG;
 		return 0;
 	case R_IMAGE_DEV: rc = get_num(&v, val, n, (dev_t)-1); st->image_dev = (dev_t)v; break;
@@ -296,13 +297,15 @@ static int parse_field(struct loop_state *st, enum rec_field f, const char *val,
 /*
  * loop_state_parse - record text (@len bytes, need not be terminated)
  * into @st; @st->id is kept. Returns 0, or -EBADMSG for a corrupt record:
- * an unknown, repeated or missing key, a value that does not decode or
- * fit, a NUL byte, or a last line without its newline (cut short).
+ * an unknown, repeated, missing or misplaced key (the writer's order is
+ * the only one), a value that does not decode or fit or is not spelled
+ * as the writer spells it, a NUL byte, or a last line without its
+ * newline (cut short). So a record that parses formats back to itself.
  */
 int loop_state_parse(struct loop_state *st, const char *buf, size_t len)
 {
 	char id[sizeof(st->id)];
-	unsigned int seen = 0;
+	int next = 0;
 	const char *p = buf, *end = buf + len;
 	int rc;
 
@@ -326,15 +329,15 @@ int loop_state_parse(struct loop_state *st, const char *buf, size_t len)
 		for (f = 0; f < R_NFIELDS; f++)
 			if (strlen(rec_keys[f]) == klen && !memcmp(rec_keys[f], p, klen))
 				break;
-		if (f == R_NFIELDS || (seen & (1u << f)))
+		if (f != next)
 			return -EBADMSG;
-		seen |= 1u << f;
+		next++;
 		rc = parse_field(st, (enum rec_field)f, eq + 1, (size_t)(nl - eq - 1));
 		if (rc)
 			return -EBADMSG;
 		p = nl + 1;
 	}
-	if (seen != (1u << R_NFIELDS) - 1 || !st->device[0])
+	if (next != R_NFIELDS || !st->device[0])
 		return -EBADMSG;
 	return 0;
 }

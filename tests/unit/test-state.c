@@ -132,6 +132,7 @@ static void test_corrupt(void)
 		{ "image", "image=/x\ty", "a raw control byte" },
 		{ "cipher", "cipher=0123456789012345678901234567890123456789", "a value too long" },
 		{ "mount", "mount", "a line without '='" },
+		{ "engine", "engine=FUSE", "an engine not spelled as written" },
 	};
 	struct loop_state st;
 	const char *text;
@@ -140,6 +141,13 @@ static void test_corrupt(void)
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		ok(parse_text(edited(cases[i].key, cases[i].line), &st) == -EBADMSG,
 		   "corrupt: %s", cases[i].what);
+	/* every key once, but not in the writer's order */
+	{
+		static char moved[sizeof(buf)];
+
+		snprintf(moved, sizeof(moved), "%sdevice=/dev/loop5\n", edited("device", NULL));
+		ok(parse_text(moved, &st) == -EBADMSG, "corrupt: keys out of the writer's order");
+	}
 	text = edited("boot_id", "boot_id=x");
 	ok(loop_state_parse(&st, text, strlen(text) - 1) == -EBADMSG,
 	   "corrupt: the last line cut short (no newline)");
