@@ -132,8 +132,10 @@ LIBLOOP_EXPORT int loop_parse_size(const char *str, uint64_t *res)
 	if (!power)
 		return -EINVAL;
 	rc = scale(&x, base, power);
+	if (rc)
+		return rc;	/* *res stays 0, as on every other error */
 	if (frac)
 		add_fraction(&x, frac, zeros, base, power);
 	*res = x;
-	return rc;
+	return 0;
 }

@@ -264,6 +264,10 @@ static int parse_rule(struct hash_rule *h, const struct loop_cipher_spec *spec,
 	h->md_algo = gcry_md_map_name(base);
 	if (!h->md_algo || gcry_md_test_algo(h->md_algo))
 		return -EINVAL;
+	/* extendable-output functions (SHAKE, also by OID) have no digest
+	 * length: gcry_md_read() aborts on them (found by fuzzing) */
+	if (!gcry_md_get_algo_dlen(h->md_algo))
+		return -EINVAL;
 	h->kind = H_CS_DIGEST;
 	return 0;
 }

@@ -26,10 +26,11 @@ static void good(const char *s, uint64_t want)
 
 static void bad(const char *s, int want_rc)
 {
-	uint64_t v;
+	uint64_t v = 1234;
 	int rc = loop_parse_size(s, &v);
 
-	ok(rc == want_rc, "'%s' is rejected with %d (got %d)", s, want_rc, rc);
+	ok(rc == want_rc && v == 0, "'%s' is rejected with %d (got %d), result 0", s,
+	   want_rc, rc);
 }
 
 /*
