@@ -623,6 +623,16 @@ static void test_no_leftovers(void)
 	size_t i;
 	int fd, r, pass_found, key_found;
 
+#if defined(__SANITIZE_ADDRESS__) || defined(__has_feature)
+#if defined(__SANITIZE_ADDRESS__) || __has_feature(address_sanitizer)
+	/* ASan reserves terabytes of shadow and allocator space, readable
+	 * page by page: the scan would never end. The plain build runs it. */
+	for (i = 0; i < 4; i++)
+		ok(1, "# SKIP memory scan under AddressSanitizer");
+	return;
+#endif
+#endif
+
 	for (i = 0; i < n; i++)
 		pass[i] = (char)(masked[i] ^ 0x5a);
 	pass[n] = '\n';
