@@ -47,4 +47,11 @@ int clf_io(struct clf *c, bool write, char *buf, uint64_t pos, size_t len);
 int clf_helper_start(struct clf *c);
 void clf_helper_stop(struct clf *c);
 
+/* signals.c: ignore shutdown's signals; our own exit request; the pid
+ * in /run/sendsigs.omit.d */
+int clf_signals_setup(struct fuse_session *se);
+void clf_request_exit(void);
+void clf_omit_register(void);
+void clf_omit_unregister(void);
+
 #endif

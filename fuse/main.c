@@ -11,8 +11,9 @@
  * The cipher spec and key arrive on --key-fd (a socket), never in argv or
  * the environment. Readiness, or the reason for failing, goes back on
  * --ready-fd as one line: "OK <pid> rw|ro" or "ERR <errno> <what>".
- * It exits when the loop device lets go of the file (detach), or on
- * SIGTERM, and then unmounts and removes its state directory.
+ * It exits when the loop device lets go of the file (detach), and then
+ * unmounts and removes its state directory. SIGTERM, SIGINT and SIGHUP
+ * are ignored (signals.c says why); kill -9 is the only other way out.
  */
 #include "config.h"
 
@@ -62,7 +63,7 @@ static void *attach_watchdog(void *arg)
 
 	sleep(ATTACH_TIMEOUT_SEC);
 	if (!atomic_load(&c->opened))
-		kill(getpid(), SIGTERM);	/* the normal way out, via libfuse */
+		clf_request_exit();
 	return NULL;
 }
 
@@ -73,6 +74,7 @@ static void __attribute__((noreturn)) fail(int err, const char *what)
 		dprintf(ready_fd, "ERR %d %s\n", err, what);
 		close(ready_fd);
 	}
+	clf_omit_unregister();
 	_exit(EXIT_FAILURE);
 }
 
@@ -231,6 +233,22 @@ static void remove_state(const struct args *a)
 	rmdir(a->state_dir);
 }
 
+/*
+ * argv[0] must start with '@': systemd spares such processes in its final
+ * killing spree. libloop starts us that way; whoever did not (a wrapper
+ * script that exec'ed us by path) gets us re-executed with the mark.
+ */
+static void ensure_storage_daemon_mark(char **argv)
+{
+	static char mark[] = "@cryptoloop-fuse";
+
+	if (argv[0] && argv[0][0] == '@')
+		return;
+	argv[0] = mark;
+	execv("/proc/self/exe", argv);
+	/* no /proc: run on unmarked, the other marks still hold */
+}
+
 int main(int argc, char **argv)
 {
 	struct fuse_args fargs = FUSE_ARGS_INIT(0, NULL);
@@ -239,13 +257,17 @@ int main(int argc, char **argv)
 	struct clf c;
 	int rc;
 
+	ensure_storage_daemon_mark(argv);
 	parse_args(argc, argv, &a);
 	ready_fd = a.ready_fd;
 	fcntl(ready_fd, F_SETFD, FD_CLOEXEC);
 	setsid();
-	/* a closed ready pipe is reported as EPIPE, not a silent death */
-	signal(SIGPIPE, SIG_IGN);
+	/* a closed ready pipe is reported as EPIPE, not a silent death;
+	 * shutdown's SIGTERM must not stop us (signals.c) */
+	if (clf_signals_setup(NULL))
+		fail(errno, "cannot set up signal handling");
 	harden();
+	clf_omit_register();
 
 	memset(&c, 0, sizeof(c));
 	pthread_mutex_init(&c.rmw_lock, NULL);
@@ -259,8 +281,8 @@ int main(int argc, char **argv)
 	c.se = fuse_session_new(&fargs, &clf_ops, sizeof(clf_ops), &c);
 	if (!c.se)
 		fail(EINVAL, "cannot create the FUSE session");
-	if (fuse_set_signal_handlers(c.se))
-		fail(EINVAL, "cannot install signal handlers");
+	if (clf_signals_setup(c.se))
+		fail(errno, "cannot set up signal handling");
 	if (fuse_session_mount(c.se, a.mountpoint))
 		fail(EIO, "cannot mount the FUSE file system");
 	rc = clf_helper_start(&c);
@@ -272,6 +294,7 @@ int main(int argc, char **argv)
 	if (dprintf(ready_fd, "OK %ld %s\n", (long)getpid(), c.read_only ? "ro" : "rw") < 0) {
 		fuse_session_unmount(c.se);
 		remove_state(&a);
+		clf_omit_unregister();
 		_exit(EXIT_FAILURE);
 	}
 	close(ready_fd);
@@ -297,16 +320,15 @@ int main(int argc, char **argv)
 		fuse_loop_cfg_destroy(lcfg);
 	}
 
-	/* detached (or told to stop): nothing more will be written */
+	/* detached (or never opened): nothing more will be written */
 	if (!c.read_only)
 		fsync(c.img_fd);
-	/* Detached: unmount. Told to stop while the loop device still holds
-	 * the file: leave the mount (it fails with EIO once we are gone, as
-	 * after kill -9) so that "losetup -d" finds it as it was recorded
-	 * and tears down loop device, mount and record in order. */
+	/* Detached: unmount. Should the loop still end while the loop device
+	 * holds the file, leave the mount (it fails with EIO once we are
+	 * gone, as after kill -9) so that "losetup -d" finds it as it was
+	 * recorded and tears down loop device, mount and record in order. */
 	if (atomic_load(&c.opens) == 0)
 		fuse_session_unmount(c.se);
-	fuse_remove_signal_handlers(c.se);
 	fuse_session_destroy(c.se);
 	fuse_opt_free_args(&fargs);
 	clf_helper_stop(&c);
@@ -314,5 +336,6 @@ int main(int argc, char **argv)
 	close(c.img_fd);
 	if (atomic_load(&c.opens) == 0)
 		remove_state(&a);
+	clf_omit_unregister();
 	return rc ? EXIT_FAILURE : EXIT_SUCCESS;
 }

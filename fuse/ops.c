@@ -33,18 +33,30 @@ static struct clf *clf_of(fuse_req_t req)
 static pthread_key_t buf_key;
 static pthread_once_t buf_once = PTHREAD_ONCE_INIT;
 
+/*
+ * Two per thread: a write's data copied out of the request (TB_IO) is
+ * the source of a read-modify-write, which merges in its own buffer
+ * (TB_RMW). One buffer for both would be reallocated, or overwritten,
+ * under the data it is merging.
+ */
+enum tbuf_slot { TB_IO, TB_RMW, TB_SLOTS };
+
 struct tbuf {
-	size_t size;
-	char *data;
+	size_t size[TB_SLOTS];
+	char *data[TB_SLOTS];
 };
 
 static void tbuf_free(void *p)
 {
 	struct tbuf *b = p;
+	int i;
 
-	/* it held plaintext */
-	explicit_bzero(b->data, b->size);
-	free(b->data);
+	/* they held plaintext */
+	for (i = 0; i < TB_SLOTS; i++) {
+		if (b->data[i])
+			explicit_bzero(b->data[i], b->size[i]);
+		free(b->data[i]);
+	}
 	free(b);
 }
 
@@ -54,7 +66,7 @@ static void buf_key_init(void)
 }
 
 /* A sector-aligned buffer of at least @size bytes for this thread. */
-static char *thread_buf(size_t size)
+static char *thread_buf(enum tbuf_slot slot, size_t size)
 {
 	struct tbuf *b;
 
@@ -66,19 +78,19 @@ static char *thread_buf(size_t size)
 			return NULL;
 		pthread_setspecific(buf_key, b);
 	}
-	if (b->size < size) {
+	if (b->size[slot] < size) {
 		void *p;
 
 		if (posix_memalign(&p, 4096, size))
 			return NULL;
-		if (b->data) {
-			explicit_bzero(b->data, b->size);
-			free(b->data);
+		if (b->data[slot]) {
+			explicit_bzero(b->data[slot], b->size[slot]);
+			free(b->data[slot]);
 		}
-		b->data = p;
-		b->size = size;
+		b->data[slot] = p;
+		b->size[slot] = size;
 	}
-	return b->data;
+	return b->data[slot];
 }
 
 /* ------------------------------------------------ image I/O */
@@ -250,7 +262,7 @@ static void clf_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	/* widen to whole sectors: the cipher works on nothing smaller */
 	start = pos & ~(uint64_t)(SECTOR - 1);
 	end = (pos + size + SECTOR - 1) & ~(uint64_t)(SECTOR - 1);
-	buf = thread_buf((size_t)(end - start));
+	buf = thread_buf(TB_IO, (size_t)(end - start));
 	if (!buf) {
 		fuse_reply_err(req, ENOMEM);
 		return;
@@ -269,7 +281,7 @@ static int write_partial(struct clf *c, const char *src, size_t size, uint64_t p
 	uint64_t start = pos & ~(uint64_t)(SECTOR - 1);
 	uint64_t end = (pos + size + SECTOR - 1) & ~(uint64_t)(SECTOR - 1);
 	size_t len = (size_t)(end - start);
-	char *buf = thread_buf(len);
+	char *buf = thread_buf(TB_RMW, len);
 	int rc = 0;
 
 	if (!buf)
@@ -315,7 +327,7 @@ static void clf_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bu
 		struct fuse_bufvec dst = FUSE_BUFVEC_INIT(size);
 		ssize_t got;
 
-		data = thread_buf(size);
+		data = thread_buf(TB_IO, size);
 		if (!data) {
 			fuse_reply_err(req, ENOMEM);
 			return;

@@ -150,9 +150,14 @@ int loop_pass_read_file(struct loop_pass **pass, const char *path);
  * loop_pass_read_tty - prompt on /dev/tty with echo off.
  * @prompt: e.g. "Password: "
  * @verify: ask twice (`-T`), fail with -EKEYREJECTED when they differ.
+ * Interrupting signals (SIGINT, SIGQUIT, SIGTERM, SIGHUP, and the stop
+ * signals) are caught while echo is off; the terminal is restored, the
+ * caller's handlers put back, and the signal raised again; after a stop
+ * the question is asked again.
  * Returns 0, -ENOTTY if there is no controlling terminal (never
  * blocks waiting for one), -ECANCELED if input ended before a newline
- * was typed, -E2BIG, -ENOMEM, -EKEYREJECTED.
+ * was typed, -EINTR if a signal the caller handles came, -E2BIG,
+ * -ENOMEM, -EKEYREJECTED.
  */
 int loop_pass_read_tty(struct loop_pass **pass, const char *prompt, int verify);
 
@@ -200,6 +205,9 @@ struct loop_key;
  * cryptoloop and plain64 use the util-linux 2.12 raw key, loop-AES
  * hashes by key size (SHA-256/384/512 for 128/192/256 bits).
  */
+/* -C beyond this (10^9 rounds, minutes of CPU) is refused: -ERANGE. */
+#define LOOP_KEY_ITER_MAX 1000000UL
+
 struct loop_key_params {
 	/* NULL/"" for the default, else one of
 	 *  loop-AES (-H): "sha256" "sha384" "sha512" "rmd160" "unhashed1"
@@ -213,7 +221,8 @@ struct loop_key_params {
 	const char *hash;
 	/* loop-AES -S: appended to a single passphrase before hashing. */
 	const char *seed;
-	/* loop-AES -C: N thousand AES-256 rounds over the key. */
+	/* loop-AES -C: N thousand AES-256 rounds over the key, at most
+	 * LOOP_KEY_ITER_MAX. */
 	unsigned long iter_thousands;
 	/* Accept loop-AES passphrases shorter than LOOP_PASS_MIN_LENGTH. */
 	int allow_short;
@@ -227,7 +236,9 @@ struct loop_key_params {
  *    (v2) or 0xF4 (v3); seed and iterations do not apply.
  *  - "random": 65 fresh random keys (v3); only for new volumes.
  * Returns 0, -EINVAL (bad params, hash unknown, 2..63 lines,
- * multi-key with a non-loop-AES format or 8-byte-block cipher),
+ * multi-key with a non-loop-AES format or 8-byte-block cipher,
+ * cryptsetup "HASH:N" with N larger than the key, as cryptsetup
+ * refuses it), -ERANGE (iter_thousands above LOOP_KEY_ITER_MAX),
  * -EKEYREJECTED (passphrase shorter than the minimum for its hash, or
  * than N for cryptsetup "plain:N"), -E2BIG (passphrase + seed too long),
  * -ENOMEM.

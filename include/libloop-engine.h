@@ -172,6 +172,15 @@ int loop_state_daemon_alive(const struct loop_state *st);
  */
 int loop_state_foreach(int (*fn)(const struct loop_state *st, void *data), void *data);
 
+/*
+ * Call @fn with the path of each corrupt record: one that does not parse
+ * (unknown, repeated or missing keys, bad values). Such a record proves
+ * nothing, so its device, daemon and mount are left alone; the
+ * administrator has to look. Stops at the first non-zero return and
+ * returns it; 0 otherwise, or -errno.
+ */
+int loop_state_foreach_corrupt(int (*fn)(const char *path, void *data), void *data);
+
 /* Remove stale records. Returns the number removed, or -errno. */
 int loop_state_gc(void);
 

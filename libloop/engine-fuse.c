@@ -98,9 +98,8 @@ static void stop_daemon(const struct loop_state *st)
 		return;
 	if (wait_gone(st->pid, st->pid_start, EXIT_WAIT_MS))
 		return;
-	kill(st->pid, SIGTERM);
-	if (wait_gone(st->pid, st->pid_start, EXIT_WAIT_MS))
-		return;
+	/* the daemon ignores SIGTERM (a shutdown's kill spree must not take
+	 * a device's backing away); here nothing holds its file any more */
 	kill(st->pid, SIGKILL);
 	wait_gone(st->pid, st->pid_start, EXIT_WAIT_MS);
 }
@@ -112,10 +111,14 @@ void loop_fuse_unmount(const char *mnt)
 		umount2(mnt, MNT_DETACH | UMOUNT_NOFOLLOW);
 }
 
-/* The daemon's process: fds 3 (key) and 4 (ready), nothing else, no tty. */
+/* The daemon's process: fds 3 (key) and 4 (ready), nothing else, no tty,
+ * and none of the caller's environment (LD_*, locale, ... are not for a
+ * process that holds the key). */
 static void __attribute__((noreturn)) exec_daemon(const char *daemon, int key_fd,
 						  int ready_fd, char **argv)
 {
+	static char *const envp[] = { (char *)"PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL };
+
 	int null = open("/dev/null", O_RDWR);
 	int k = fcntl(key_fd, F_DUPFD, 10), r = fcntl(ready_fd, F_DUPFD, 10);
 
@@ -127,19 +130,21 @@ static void __attribute__((noreturn)) exec_daemon(const char *daemon, int key_fd
 	if (k < 0 || r < 0 || dup2(k, 3) < 0 || dup2(r, 4) < 0)
 		_exit(127);
 	closefrom(5);
-	execv(daemon, argv);
+	execve(daemon, argv, envp);
 	dprintf(4, "ERR %d cannot run %s\n", errno, daemon);
 	_exit(127);
 }
 
 /*
  * Start the daemon, detached from us (double fork: init reaps it).
- * Returns the socket for the key and the pipe for readiness.
+ * Returns the socket for the key, the pipe for readiness, and the
+ * daemon's pid (so that one stuck before readiness can be stopped).
  */
-static int spawn(const char *daemon, char **argv, int *key_fd, int *ready_fd)
+static int spawn(const char *daemon, char **argv, int *key_fd, int *ready_fd,
+		 pid_t *pid)
 {
-	int sv[2], rp[2], status;
-	pid_t child;
+	int sv[2], rp[2], pp[2] = { -1, -1 }, status;
+	pid_t child, grandchild = 0;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
 		return -errno;
@@ -150,24 +155,44 @@ static int spawn(const char *daemon, char **argv, int *key_fd, int *ready_fd)
 		close(sv[1]);
 		return e;
 	}
+	if (pipe2(pp, O_CLOEXEC) < 0) {
+		int e = -errno;
+
+		close(sv[0]);
+		close(sv[1]);
+		close(rp[0]);
+		close(rp[1]);
+		return e;
+	}
 	child = fork();
 	if (child == 0) {
+		pid_t d;
+
 		setsid();
-		if (fork() == 0)
+		d = fork();
+		if (d == 0)
 			exec_daemon(daemon, sv[1], rp[1], argv);
+		if (d > 0 && write(pp[1], &d, sizeof(d)) != sizeof(d))
+			_exit(1);
 		_exit(0);
 	}
 	close(sv[1]);
 	close(rp[1]);
+	close(pp[1]);
 	if (child < 0) {
 		int e = -errno;
 
 		close(sv[0]);
 		close(rp[0]);
+		close(pp[0]);
 		return e;
 	}
 	while (waitpid(child, &status, 0) < 0 && errno == EINTR)
 		;
+	if (read(pp[0], &grandchild, sizeof(grandchild)) != sizeof(grandchild))
+		grandchild = 0;
+	close(pp[0]);
+	*pid = grandchild;
 	*key_fd = sv[0];
 	*ready_fd = rp[0];
 	return 0;
@@ -190,13 +215,19 @@ static int await_ready(int fd, pid_t *pid, int *read_only)
 		long long left = end - now_ms();
 		ssize_t n;
 
+		int ready;
+
 		if (left <= 0)
 			return -ETIMEDOUT;
-		if (poll(&pfd, 1, (int)left) < 0) {
+		ready = poll(&pfd, 1, (int)left);
+		if (ready < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
 		}
+		/* nothing yet: never block in read() past the deadline */
+		if (ready == 0)
+			continue;
 		n = read(fd, line + used, sizeof(line) - 1 - used);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -233,11 +264,14 @@ static int start_daemon(const struct loop_engine_config *cfg, struct loop_state 
 	char off[32], lim[32];
 	const char *daemon = loop_fuse_daemon_path(cfg->fuse_daemon);
 	char *argv[20];
+	pid_t pid = 0;
 	int n = 0, key_fd = -1, ready_fd = -1, ro = 0, rc;
 
 	snprintf(off, sizeof(off), "%ju", (uintmax_t)cfg->offset);
 	snprintf(lim, sizeof(lim), "%ju", (uintmax_t)cfg->sizelimit);
-	argv[n++] = (char *)"cryptoloop-fuse";
+	/* '@' first: systemd's mark of a storage daemon that its final
+	 * killing spree must spare (the root file system may need it) */
+	argv[n++] = (char *)"@cryptoloop-fuse";
 	argv[n++] = (char *)"--image";
 	argv[n++] = st->image;
 	argv[n++] = (char *)"--mountpoint";
@@ -258,16 +292,21 @@ static int start_daemon(const struct loop_engine_config *cfg, struct loop_state 
 
 	if (access(daemon, X_OK) < 0)
 		return -errno;
-	rc = spawn(daemon, argv, &key_fd, &ready_fd);
+	rc = spawn(daemon, argv, &key_fd, &ready_fd, &pid);
 	if (rc)
 		return rc;
+	/* known now, so that a daemon stuck before readiness (a hung NFS
+	 * image) is stopped and does not keep the key */
+	st->pid = pid;
+	st->pid_start = loop_pid_start(pid);
 	rc = loop_keymsg_send(key_fd, cfg->spec, cfg->key, cfg->iv_offset);
 	close(key_fd);
 	/* on a send error the daemon fails too, and says why */
-	rc = await_ready(ready_fd, &st->pid, &ro);
+	rc = await_ready(ready_fd, &pid, &ro);
 	close(ready_fd);
 	if (rc)
 		return rc;
+	st->pid = pid;
 	st->pid_start = loop_pid_start(st->pid);
 	st->read_only = ro;
 	return 0;
@@ -312,11 +351,12 @@ static int attach_loop(struct loopdev *ld, const struct loop_engine_config *cfg,
 }
 
 /* Everything but the loop device: the daemon, then its mount. */
+/* Only what the record proves to be its own (see records.c). */
 static void fuse_release(const struct loop_state *st)
 {
-	if (fuse_alive(st))
+	if (loop_state_proves_daemon(st))
 		stop_daemon(st);
-	if (st->mount[0]) {
+	if (st->mount[0] && loop_state_owns_mount(st)) {
 		loop_fuse_unmount(st->mount);
 		rmdir(st->mount);
 	}

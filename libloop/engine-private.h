@@ -58,6 +58,8 @@ const struct loop_engine_ops *loop_engine_ops_get(enum loop_engine_kind kind);
 int loop_boot_id(char *buf, size_t size);
 unsigned long long loop_pid_start(pid_t pid);
 int loop_state_read(const char *id, struct loop_state *st);
+int loop_state_format(const struct loop_state *st, char *buf, size_t size);
+int loop_state_parse(struct loop_state *st, const char *buf, size_t len);
 int loop_state_write(const struct loop_state *st);
 /* create LOOP_STATE_DIR/<st->id> and write the record into it */
 int loop_state_create(const struct loop_state *st);
@@ -69,6 +71,10 @@ int loop_state_dir_is_orphan(const char *id);
 int loop_state_each_id(int (*fn)(const char *id, void *data), void *data);
 
 /* records.c: records judged against the engines */
+/* 1 when st->mount is the record's own mount point */
+int loop_state_owns_mount(const struct loop_state *st);
+/* 1 when the record proves its daemon: same boot, pid, start time, exe */
+int loop_state_proves_daemon(const struct loop_state *st);
 int loop_state_is_stale(const struct loop_state *st);
 /* the engine's release, then the record */
 void loop_state_remove(const struct loop_state *st);

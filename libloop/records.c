@@ -24,6 +24,59 @@ LIBLOOP_EXPORT int loop_state_daemon_alive(const struct loop_state *st)
 	return ops && ops->alive ? ops->alive(st) : 1;
 }
 
+/*
+ * What a record must prove before anything is killed or unmounted on its
+ * word. A record is only text in a file; killing a pid or unmounting a
+ * path because that text says so would let a corrupt or planted record
+ * take down an unrelated process or a live device.
+ *  - the mount path is the record's own directory's "mnt": nothing else
+ *    is ever ours to unmount;
+ *  - the daemon: same boot, its pid still runs the program it started
+ *    with (start time), and /proc/PID/exe is cryptoloop-fuse.
+ */
+int loop_state_owns_mount(const struct loop_state *st)
+{
+	char want[PATH_MAX];
+
+	if (!st->id[0] || strchr(st->id, '/') || st->id[0] == '.')
+		return 0;
+	snprintf(want, sizeof(want), "%s/%s/mnt", LOOP_STATE_DIR, st->id);
+	return !strcmp(st->mount, want);
+}
+
+static int exe_is_daemon(pid_t pid)
+{
+	static const char name[] = "cryptoloop-fuse", deleted[] = " (deleted)";
+	char path[64], exe[PATH_MAX], *base;
+	ssize_t n;
+	size_t len;
+
+	snprintf(path, sizeof(path), "/proc/%ld/exe", (long)pid);
+	n = readlink(path, exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return 0;
+	exe[n] = '\0';
+	len = (size_t)n;
+	/* an upgrade replaced the binary under a running daemon */
+	if (len > sizeof(deleted) - 1 &&
+	    !strcmp(exe + len - (sizeof(deleted) - 1), deleted))
+		exe[len - (sizeof(deleted) - 1)] = '\0';
+	base = strrchr(exe, '/');
+	return !strcmp(base ? base + 1 : exe, name);
+}
+
+int loop_state_proves_daemon(const struct loop_state *st)
+{
+	char boot[40];
+
+	if (st->engine != LOOP_ENGINE_FUSE || st->pid <= 0 || !st->pid_start)
+		return 0;
+	if (loop_boot_id(boot, sizeof(boot)) || strcmp(boot, st->boot_id))
+		return 0;
+	return loop_state_owns_mount(st) && loop_pid_start(st->pid) == st->pid_start &&
+	       exe_is_daemon(st->pid);
+}
+
 int loop_state_is_stale(const struct loop_state *st)
 {
 	const struct loop_engine_ops *ops = loop_engine_ops_get(st->engine);
@@ -62,6 +115,7 @@ static void clean_orphan_dir(const char *id)
 
 struct walk_ctx {
 	int (*fn)(const struct loop_state *st, void *data);
+	int (*corrupt)(const char *path, void *data);
 	void *data;
 	int removed;
 	struct loop_state st;
@@ -70,8 +124,17 @@ struct walk_ctx {
 static int walk_one(const char *id, void *data)
 {
 	struct walk_ctx *w = data;
+	int rc = loop_state_read(id, &w->st);
 
-	if (loop_state_read(id, &w->st) < 0) {
+	/* a corrupt record proves nothing: it, its device, daemon and mount
+	 * are left alone, and the caller hears of it */
+	if (rc == -EBADMSG) {
+		char path[PATH_MAX];
+
+		snprintf(path, sizeof(path), "%s/%s/state", LOOP_STATE_DIR, id);
+		return w->corrupt ? w->corrupt(path, w->data) : 0;
+	}
+	if (rc < 0) {
 		clean_orphan_dir(id);
 		return 0;
 	}
@@ -85,7 +148,7 @@ static int walk_one(const char *id, void *data)
 
 /* Walk the records; with @fn NULL just collect the garbage. */
 static int walk(int (*fn)(const struct loop_state *st, void *data), void *data,
-		int *removed)
+		int *removed, int (*corrupt)(const char *path, void *data))
 {
 	struct walk_ctx *w = calloc(1, sizeof(*w));
 	int rc;
@@ -93,6 +156,7 @@ static int walk(int (*fn)(const struct loop_state *st, void *data), void *data,
 	if (!w)
 		return -ENOMEM;
 	w->fn = fn;
+	w->corrupt = corrupt;
 	w->data = data;
 	rc = loop_state_each_id(walk_one, w);
 	if (removed)
@@ -104,12 +168,18 @@ static int walk(int (*fn)(const struct loop_state *st, void *data), void *data,
 LIBLOOP_EXPORT int loop_state_foreach(int (*fn)(const struct loop_state *st, void *data),
 				      void *data)
 {
-	return walk(fn, data, NULL);
+	return walk(fn, data, NULL, NULL);
+}
+
+LIBLOOP_EXPORT int loop_state_foreach_corrupt(int (*fn)(const char *path, void *data),
+					      void *data)
+{
+	return walk(NULL, data, NULL, fn);
 }
 
 LIBLOOP_EXPORT int loop_state_gc(void)
 {
-	int removed = 0, rc = walk(NULL, NULL, &removed);
+	int removed = 0, rc = walk(NULL, NULL, &removed, NULL);
 
 	return rc < 0 ? rc : removed;
 }
@@ -149,7 +219,7 @@ LIBLOOP_EXPORT int loop_state_lookup(struct loopdev *ld, struct loop_state *st)
 
 	if (!l.device)
 		return -EINVAL;
-	rc = walk(lookup_cb, &l, NULL);
+	rc = walk(lookup_cb, &l, NULL, NULL);
 	if (rc < 0)
 		return rc;
 	return rc == 1 ? 0 : -ENOENT;
@@ -189,7 +259,7 @@ LIBLOOP_EXPORT int loop_state_resolve(const char *name, char *buf, size_t size)
 	r->size = size;
 	if (!realpath(name, r->real))
 		snprintf(r->real, sizeof(r->real), "%s", name);
-	rc = walk(resolve_cb, r, NULL);
+	rc = walk(resolve_cb, r, NULL, NULL);
 	free(r);
 	if (rc < 0)
 		return rc;

@@ -96,6 +96,10 @@ LIBLOOP_EXPORT int loop_parse_size(const char *str, uint64_t *res)
 	dplen = dp ? strlen(dp) : 0;
 	p = end;
 	for (;;) {
+		/* "1.0": the fraction ate everything, no suffix letter left
+		 * (and p[1] would be past the string) */
+		if (!*p)
+			return -EINVAL;
 		if (p[1] == 'i' && (p[2] == 'B' || p[2] == 'b') && !p[3])
 			base = 1024;
 		else if ((p[1] == 'B' || p[1] == 'b') && !p[2])
@@ -128,8 +132,10 @@ LIBLOOP_EXPORT int loop_parse_size(const char *str, uint64_t *res)
 	if (!power)
 		return -EINVAL;
 	rc = scale(&x, base, power);
+	if (rc)
+		return rc;	/* *res stays 0, as on every other error */
 	if (frac)
 		add_fraction(&x, frac, zeros, base, power);
 	*res = x;
-	return rc;
+	return 0;
 }

@@ -20,13 +20,15 @@ bool crypt_requested(const struct crypt_opts *k)
 {
 	return k->encryption || k->keybits || k->pass_fd >= 0 || k->phash ||
 	       k->gpgkey || k->gpghome || k->seed || k->cleartext || k->itercountk ||
-	       k->loinit >= 0 || k->verify || k->allow_short || k->force || k->engine;
+	       k->loinit >= 0 || k->verify || k->allow_short || k->allow_empty || k->force || k->engine;
 }
 
 /* Where the daemon is: the build tree's for tests, else the installed one. */
 static const char *fuse_daemon(void)
 {
-	const char *p = getenv("CRYPTOLOOP_FUSE_DAEMON");
+	/* secure_getenv: a setuid caller's user must not pick the program
+	 * that receives the key */
+	const char *p = secure_getenv("CRYPTOLOOP_FUSE_DAEMON");
 
 	return p && *p ? p : NULL;
 }
@@ -99,10 +101,20 @@ static struct loop_pass *read_secret(const struct crypt_opts *k,
 		return pass;
 	}
 	if (k->pass_fd >= 0) {
+		size_t len = 0;
+
 		rc = loop_pass_read_fd(&pass, k->pass_fd, lines);
 		snprintf(what, sizeof(what), "cannot read the passphrase from fd %d", k->pass_fd);
 		if (rc)
 			pass_error(rc, what);
+		/* the terminal refuses an empty entry; a fd that gives nothing
+		 * (an unset variable, a missing file) must not mean a zero key */
+		if ((!loop_pass_count(pass) || !loop_pass_line(pass, 0, &len) || !len) &&
+		    !k->allow_empty) {
+			loop_pass_free(pass);
+			errx(EXIT_FAILURE, "fd %d: empty passphrase "
+			     "(--allow-empty-passphrase accepts it)", k->pass_fd);
+		}
 		return pass;
 	}
 	rc = loop_pass_read_tty(&pass, "Password: ", k->verify);
@@ -142,6 +154,9 @@ static struct loop_key *derive(const struct crypt_opts *k, const struct loop_cip
 		errx(EXIT_FAILURE, "the passphrase is too short for %s "
 		     "(loop-AES wants %d characters; --allow-short-passphrase overrides)",
 		     spec->name, LOOP_PASS_MIN_LENGTH);
+	case -ERANGE:
+		errx(EXIT_FAILURE, "--itercountk %lu: too many iterations (at most %lu)",
+		     k->itercountk, LOOP_KEY_ITER_MAX);
 	case -EINVAL:
 		if (random_key(k))
 			errx(EXIT_FAILURE, "%s: -H random needs a loop-AES cipher "
@@ -151,6 +166,10 @@ static struct loop_key *derive(const struct crypt_opts *k, const struct loop_cip
 			errx(EXIT_FAILURE, "%s: cannot use %zu key lines "
 			     "(loop-AES key files have 1, 64 or 65)", spec->name,
 			     loop_pass_count(pass));
+		if (k->phash && strchr(k->phash, ':'))
+			errx(EXIT_FAILURE, "%s: invalid hash '%s' (unknown, or hashes "
+			     "more than the %u-byte key)", spec->name, k->phash,
+			     spec->key_bytes);
 		errx(EXIT_FAILURE, "%s: invalid key parameters (hash '%s')", spec->name,
 		     k->phash ? k->phash : "default");
 	default:
@@ -294,9 +313,18 @@ int create_encrypted(struct loopdev *ld, const struct create_opts *c,
 	return rc;
 }
 
+static int warn_corrupt(const char *path, void *data)
+{
+	(void)data;
+	warnx("%s: corrupt record, left alone (its device, daemon and mount "
+	      "are not touched; remove it by hand once they are gone)", path);
+	return 0;
+}
+
 void crypt_gc(void)
 {
 	loop_state_gc();
+	loop_state_foreach_corrupt(warn_corrupt, NULL);
 }
 
 const struct loop_state *crypt_state(struct loopdev *ld)

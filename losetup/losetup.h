@@ -121,6 +121,7 @@ struct crypt_opts {
 	int64_t loinit;		/* -I, -1: from the offset */
 	bool verify;		/* -T */
 	bool allow_short;	/* --allow-short-passphrase */
+	bool allow_empty;	/* --allow-empty-passphrase */
 	bool force;		/* --force */
 	bool loopaes;		/* a loop-AES-only option was given */
 	const char *engine;	/* --engine */

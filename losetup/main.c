@@ -271,6 +271,9 @@ static void parse_options(int argc, char **argv, struct cmdline *cl, struct loop
 			break;
 		case 'C':
 			cl->crypt.itercountk = ulong_or_die(optarg, "invalid iteration count");
+			if (cl->crypt.itercountk > LOOP_KEY_ITER_MAX)
+				errx(EXIT_FAILURE, "--itercountk %s: too many iterations (at most %lu)",
+				     optarg, LOOP_KEY_ITER_MAX);
 			cl->crypt.loopaes = true;
 			break;
 		case 'I':
@@ -278,6 +281,9 @@ static void parse_options(int argc, char **argv, struct cmdline *cl, struct loop
 			break;
 		case OPT_ALLOW_SHORT:
 			cl->crypt.allow_short = true;
+			break;
+		case OPT_ALLOW_EMPTY:
+			cl->crypt.allow_empty = true;
 			break;
 		case OPT_ENGINE:
 			cl->crypt.engine = optarg;

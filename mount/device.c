@@ -11,17 +11,32 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <blkid.h>
 
 #include "device.h"
 
+/* The test suite's losetup; never when we run setuid (secure_getenv):
+ * the user must not choose what runs as root with the passphrase. */
 const char *losetup_path(void)
 {
-	const char *p = getenv("CRYPTOLOOP_LOSETUP");
+	const char *p = secure_getenv("CRYPTOLOOP_LOSETUP");
 
 	return p && *p ? p : LOSETUP_PATH;
+}
+
+/* Setuid-invoked, losetup runs with a clean environment: the user's
+ * CRYPTOLOOP_FUSE_DAEMON, LIBLOOP_DEBUG or LD_* must not reach it. */
+static void exec_losetup(char *const argv[])
+{
+	static char *const clean[] = { (char *)"PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL };
+
+	if (getauxval(AT_SECURE))
+		execve(losetup_path(), argv, clean);
+	else
+		execv(losetup_path(), argv);
 }
 
 /* Run losetup with @argv; its stdout (one line) into *out when asked. */
@@ -49,7 +64,7 @@ static int run_losetup(char *const argv[], char **out)
 	if (pid == 0) {
 		if (out && dup2(pipefd[1], STDOUT_FILENO) < 0)
 			_exit(127);
-		execv(losetup_path(), argv);
+		exec_losetup(argv);
 		fprintf(stderr, "mount.cryptoloop: cannot run %s: %s\n",
 			losetup_path(), strerror(errno));
 		_exit(127);

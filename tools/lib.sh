@@ -9,12 +9,15 @@ need_root() {
 	[ "$(id -u)" -eq 0 ] || die "run me as root: loop devices need it"
 }
 
-# Packages a build and the test suite need, by Debian name.
+# Packages a build and the test suite need, by Debian name. clang only
+# recommends its sanitizer and libFuzzer runtimes (libclang-rt-14-dev):
+# tools/check-hardening and tools/fuzz need them.
 BUILD_PACKAGES="autoconf automake libtool pkg-config make gcc
 	libsmartcols-dev libgcrypt20-dev libfuse3-dev fuse3 libcryptsetup-dev libdevmapper-dev
 	cryptsetup-bin libmount-dev libblkid-dev
 	bats util-linux mount e2fsprogs
-	aespipe gnupg openssl libcrypt-twofish-perl libcrypt-blowfish-perl strace"
+	aespipe gnupg openssl libcrypt-twofish-perl libcrypt-blowfish-perl strace
+	clang libclang-rt-14-dev"
 
 # apt_install PKG...: install what is missing, quietly, without prompts.
 apt_install() {

@@ -607,6 +607,15 @@ static int clx_multi_key(struct loop_device *lo, bool v3, void __user *arg)
 	}
 
 	/*
+	 * The page cache holds what was read with key slot 0: udev's blkid
+	 * probes every new device before the keys arrive.  Kept, those
+	 * pages would be served as garbage ever after.  Write back and drop
+	 * them before the keys change, as LOOP_SET_STATUS does.
+	 */
+	sync_blockdev(lo->lo_device);
+	invalidate_bdev(lo->lo_device);
+
+	/*
 	 * loop.c calls this hook under its control lock but, unlike
 	 * LOOP_SET_STATUS, without freezing the queue.  Freeze it ourselves
 	 * so no request runs with a context that is being replaced.

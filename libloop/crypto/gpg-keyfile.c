@@ -22,7 +22,52 @@
 
 #include "crypto-internal.h"
 
-extern char **environ;
+/*
+ * gpg gets a clean environment, not the caller's: only a fixed PATH,
+ * and the HOME and GNUPGHOME that locate its keyring and agent (read with
+ * secure_getenv, so that a setuid caller's user cannot point them
+ * elsewhere). Whatever else the caller had (LD_*, GPG_AGENT_INFO, ...)
+ * must not steer the program that sees the passphrase.
+ */
+#define GPG_PATH "PATH=/usr/local/bin:/usr/bin:/bin"
+
+struct clean_env {
+	char *envp[4];
+	char *home, *gnupghome;
+};
+
+static int clean_env_build(struct clean_env *e)
+{
+	const char *home = secure_getenv("HOME"), *gh = secure_getenv("GNUPGHOME");
+	int n = 0;
+
+	memset(e, 0, sizeof(*e));
+	e->envp[n++] = (char *)GPG_PATH;
+	if (home && *home) {
+		e->home = malloc(strlen(home) + sizeof("HOME="));
+		if (!e->home)
+			return -ENOMEM;
+		strcpy(stpcpy(e->home, "HOME="), home);
+		e->envp[n++] = e->home;
+	}
+	if (gh && *gh) {
+		e->gnupghome = malloc(strlen(gh) + sizeof("GNUPGHOME="));
+		if (!e->gnupghome) {
+			free(e->home);
+			return -ENOMEM;
+		}
+		strcpy(stpcpy(e->gnupghome, "GNUPGHOME="), gh);
+		e->envp[n++] = e->gnupghome;
+	}
+	e->envp[n] = NULL;
+	return 0;
+}
+
+static void clean_env_free(struct clean_env *e)
+{
+	free(e->home);
+	free(e->gnupghome);
+}
 
 /* Fixed target descriptors in the child. */
 #define CHILD_PASS_FD  3
@@ -75,6 +120,7 @@ LIBLOOP_EXPORT int loop_pass_from_gpg(struct loop_pass **pass, const char *keyfi
 		       const struct loop_pass *gpg_pass)
 {
 	const char *argv[16], *gpg, *line;
+	struct clean_env env;
 	int keyfd = -1, nullfd = -1, out[2] = { -1, -1 }, sp[2] = { -1, -1 };
 	struct loop_pass *result = NULL;
 	size_t len;
@@ -108,9 +154,15 @@ LIBLOOP_EXPORT int loop_pass_from_gpg(struct loop_pass **pass, const char *keyfi
 	argv[i++] = "--decrypt";
 	argv[i] = NULL;
 
+	r = clean_env_build(&env);
+	if (r < 0)
+		return r;
 	keyfd = open(keyfile, O_RDONLY | O_CLOEXEC);
-	if (keyfd < 0)
-		return -errno;
+	if (keyfd < 0) {
+		r = -errno;
+		clean_env_free(&env);
+		return r;
+	}
 	nullfd = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	if (nullfd < 0 || pipe2(out, O_CLOEXEC) < 0 ||
 	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0) {
@@ -136,7 +188,7 @@ LIBLOOP_EXPORT int loop_pass_from_gpg(struct loop_pass **pass, const char *keyfi
 		if (dup2(keyfd, 0) < 0 || dup2(out[1], 1) < 0 ||
 		    dup2(nullfd, 2) < 0 || dup2(sp[1], CHILD_PASS_FD) < 0)
 			_exit(127);
-		execve(gpg, (char *const *)argv, environ);
+		execve(gpg, (char *const *)argv, env.envp);
 		_exit(127);
 	}
 	close(keyfd);
@@ -170,6 +222,7 @@ LIBLOOP_EXPORT int loop_pass_from_gpg(struct loop_pass **pass, const char *keyfi
 	result = NULL;
 	r = 0;
 out:
+	clean_env_free(&env);
 	loop_pass_free(result);
 	if (keyfd >= 0) close(keyfd);
 	if (nullfd >= 0) close(nullfd);

@@ -160,6 +160,8 @@ static int cs_hash(struct scratch *s, const struct hash_rule *h, const char *in,
 	unsigned int round, i;
 	gcry_md_hd_t md;
 
+	if (want > key_bytes)
+		return -EINVAL;
 	memset(key, 0, key_bytes);
 	if (h->kind == H_CS_PLAIN) {
 		if (h->cs_len) {
@@ -262,6 +264,10 @@ static int parse_rule(struct hash_rule *h, const struct loop_cipher_spec *spec,
 	h->md_algo = gcry_md_map_name(base);
 	if (!h->md_algo || gcry_md_test_algo(h->md_algo))
 		return -EINVAL;
+	/* extendable-output functions (SHAKE, also by OID) have no digest
+	 * length: gcry_md_read() aborts on them (found by fuzzing) */
+	if (!gcry_md_get_algo_dlen(h->md_algo))
+		return -EINVAL;
 	h->kind = H_CS_DIGEST;
 	return 0;
 }
@@ -360,6 +366,8 @@ LIBLOOP_EXPORT int loop_key_derive(struct loop_key **key, const struct loop_ciph
 	loopaes = spec->format == LOOP_FORMAT_LOOPAES;
 	if (!loopaes && (p->seed || p->iter_thousands))
 		return -EINVAL;
+	if (p->iter_thousands > LOOP_KEY_ITER_MAX)
+		return -ERANGE;
 	key_bytes = spec->key_bytes;
 
 	if (h.kind == H_LA_RANDOM) {
@@ -409,6 +417,12 @@ LIBLOOP_EXPORT int loop_key_derive(struct loop_key **key, const struct loop_ciph
 	s->copy[len] = '\0';
 
 	if (h.kind == H_CS_PLAIN || h.kind == H_CS_DIGEST) {
+		/* cryptsetup refuses "hash:N" with N past the key, and so do
+		 * we: N bytes would not fit the key buffer */
+		if (h.cs_len > key_bytes) {
+			r = -EINVAL;
+			goto out;
+		}
 		r = loop_key_alloc(key, 1, key_bytes);
 		if (r < 0)
 			goto out;

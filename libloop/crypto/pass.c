@@ -13,6 +13,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <string.h>
 #include <termios.h>
 #include <unistd.h>
@@ -263,22 +264,68 @@ LIBLOOP_EXPORT int loop_pass_read_file(struct loop_pass **pass, const char *path
 	return r;
 }
 
+/*
+ * While echo is off, a signal that ends the process (Ctrl-C, Ctrl-\\, a
+ * hang-up, kill) must not leave the terminal without echo: such signals
+ * are caught for the duration of the read, which then restores the
+ * terminal and the caller's handlers and raises the signal again.
+ * Ctrl-Z is caught too: a stopped prompt would leave echo off at the shell.
+ */
+static const int tty_signals[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGTSTP,
+				   SIGTTIN, SIGTTOU };
+#define N_TTY_SIGNALS (sizeof(tty_signals) / sizeof(tty_signals[0]))
+
+static volatile sig_atomic_t tty_caught;
+
+static void tty_on_signal(int sig)
+{
+	tty_caught = sig;
+}
+
+static void tty_catch(struct sigaction *saved)
+{
+	struct sigaction sa;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = tty_on_signal;
+	sigemptyset(&sa.sa_mask);
+	/* no SA_RESTART: read() returns EINTR and the loop sees the signal */
+	sa.sa_flags = 0;
+	tty_caught = 0;
+	for (i = 0; i < N_TTY_SIGNALS; i++)
+		sigaction(tty_signals[i], &sa, &saved[i]);
+}
+
+static void tty_release(const struct sigaction *saved)
+{
+	size_t i;
+
+	for (i = 0; i < N_TTY_SIGNALS; i++)
+		sigaction(tty_signals[i], &saved[i], NULL);
+}
+
 static int tty_read_one(int fd, const char *prompt, struct loop_pass **out)
 {
+	struct sigaction saved[N_TTY_SIGNALS];
 	struct termios old, quiet;
-	int have_termios, r;
+	int have_termios, r, sig;
 	struct pass_builder b;
 	char c;
 	ssize_t n;
 	int got_any = 0;
 
+	tty_catch(saved);
 	have_termios = tcgetattr(fd, &old) == 0;
 	if (have_termios) {
 		quiet = old;
 		quiet.c_lflag &= ~(tcflag_t)(ECHO | ECHONL);
 		quiet.c_lflag |= ICANON;
-		if (tcsetattr(fd, TCSAFLUSH, &quiet) < 0)
-			return -errno;
+		if (tcsetattr(fd, TCSAFLUSH, &quiet) < 0) {
+			r = -errno;
+			tty_release(saved);
+			return r;
+		}
 	}
 	if (prompt && *prompt && write(fd, prompt, strlen(prompt)) < 0) {
 		r = -errno;
@@ -288,6 +335,10 @@ static int tty_read_one(int fd, const char *prompt, struct loop_pass **out)
 	if (r < 0)
 		goto out;
 	while (!b.done) {
+		if (tty_caught) {
+			r = -EINTR;
+			break;
+		}
 		n = read(fd, &c, 1);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -318,6 +369,15 @@ static int tty_read_one(int fd, const char *prompt, struct loop_pass **out)
 out:
 	if (have_termios)
 		tcsetattr(fd, TCSAFLUSH, &old);
+	sig = tty_caught;
+	tty_release(saved);
+	/* echo is back: now the signal does what the caller's handler (or
+	 * the default action) would have done */
+	if (sig)
+		raise(sig);
+	/* stopped and continued (Ctrl-Z, fg): ask again */
+	if (sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU)
+		return -EAGAIN;
 	return r;
 }
 
@@ -337,9 +397,13 @@ LIBLOOP_EXPORT int loop_pass_read_tty(struct loop_pass **pass, const char *promp
 		close(fd);
 		return -ENOTTY;
 	}
-	r = tty_read_one(fd, prompt ? prompt : "Password: ", &a);
+	do
+		r = tty_read_one(fd, prompt ? prompt : "Password: ", &a);
+	while (r == -EAGAIN);
 	if (r == 0 && verify) {
-		r = tty_read_one(fd, "Retype password: ", &b);
+		do
+			r = tty_read_one(fd, "Retype password: ", &b);
+		while (r == -EAGAIN);
 		if (r == 0 && (a->len[0] != b->len[0] ||
 			       memcmp(a->text + a->off[0], b->text + b->off[0], a->len[0])))
 			r = -EKEYREJECTED;

@@ -5,8 +5,15 @@
 
 load helpers
 
+bats_require_minimum_version 1.5.0
+
 setup() { e2e_setup; }
-teardown() { e2e_teardown; }
+teardown() {
+	end_bystanders
+	[ -z "${TINYFS:-}" ] || ! mountpoint -q "$TINYFS" || umount "$TINYFS"
+	rm -rf "$STATE_DIR/fuse.e2etest$$"
+	e2e_teardown
+}
 
 # fails ARGS...: our losetup fails, and leaves nothing new behind
 fails() {
@@ -29,6 +36,26 @@ fails() {
 	[[ "$output" == *"$img: the image does not reach past the offset"* ]]
 	fails --engine fuse -e AES256 -p 3 -o 512K -f "$img"
 	[[ "$output" == *"$img"* ]]
+}
+
+@test "a daemon stuck before readiness (a hung image) is stopped, and keeps no key" {
+	img=$(image 16M)
+	# stands for a daemon blocked opening an image on a hung NFS server,
+	# deaf to SIGTERM as the real one is
+	fake="$TESTDIR/stuck-daemon"
+	printf '#!/bin/sh\necho $$ > %s/stuck.pid\ntrap "" TERM INT HUP\nexec sleep 600\n' \
+		"$TESTDIR" > "$fake"
+	chmod +x "$fake"
+	SECONDS=0
+	run timeout 90 env CRYPTOLOOP_FUSE_DAEMON="$fake" "$LOSETUP" --engine fuse -e aes \
+		-p 3 -f "$img" 3< "$TESTDIR/pass"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"$img: cryptoloop-fuse failed: Connection timed out"* ]]
+	[ "$SECONDS" -lt 60 ]
+	stuck=$(cat "$TESTDIR/stuck.pid")
+	! kill -0 "$stuck" 2>/dev/null || [ "$(awk '{print $3}' "/proc/$stuck/stat")" = Z ] ||
+		{ kill -9 "$stuck"; fail "the stuck daemon was left running"; }
+	assert_clean
 }
 
 @test "a missing or wrong key file is named, nothing attached" {
@@ -64,6 +91,28 @@ fails() {
 	dev=$(attach --engine fuse -e AES128 -p 3 --allow-short-passphrase "$img")
 	detach "$dev"
 	assert_clean
+}
+
+@test "an empty passphrase on -p is refused unless --allow-empty-passphrase" {
+	img=$(image 16M)
+	PASSFILE="$TESTDIR/empty-line"
+	echo > "$PASSFILE"
+	fails --engine fuse -e aes -p 3 -f "$img"
+	[[ "$output" == *"fd 3: empty passphrase"* ]]
+	PASSFILE=/dev/null
+	fails --engine fuse -e aes -p 3 -f "$img"
+	[[ "$output" == *"fd 3: empty passphrase"* ]]
+	dev=$(attach --engine fuse -e aes -p 3 --allow-empty-passphrase "$img")
+	detach "$dev"
+	assert_clean
+}
+
+@test "-C past its maximum is refused at once" {
+	img=$(image 16M)
+	SECONDS=0
+	fails --engine fuse -e AES128 -C 99999999999 -p 3 -f "$img"
+	[[ "$output" == *"--itercountk 99999999999: too many iterations"* ]]
+	[ "$SECONDS" -lt 10 ]
 }
 
 @test "unknown cipher, engine or a bad offset: named, nothing attached" {
@@ -153,14 +202,104 @@ fails() {
 	assert_clean
 }
 
+# plant_record DIR KEY=VALUE...: a complete record in DIR (every key the
+# writer writes), with the given values instead of the defaults
+plant_record() {
+	local dir=$1 k
+	shift
+	local -A r=([device]=/dev/loop7 [image]="$TESTDIR/gone.img" [image_dev]=0
+		[image_ino]=0 [offset]=0 [sizelimit]=0 [cipher]=AES128 [key_bits]=128
+		[key_count]=1 [encrypt_type]=18 [engine]=fuse [read_only]=0 [pid]=999999
+		[pid_start]=1 [mount]="$dir/mnt" [fuse_dev]=0 [fuse_ino]=0
+		[boot_id]="$(cat /proc/sys/kernel/random/boot_id)")
+	for k in "$@"; do r[${k%%=*}]=${k#*=}; done
+	mkdir -p "$dir/mnt"
+	for k in device image image_dev image_ino offset sizelimit cipher key_bits \
+		key_count encrypt_type engine read_only pid pid_start mount fuse_dev \
+		fuse_ino boot_id; do
+		printf '%s=%s\n' "$k" "${r[$k]}"
+	done > "$dir/state"
+}
+
+# a process that is not the daemon, and its start time
+bystander() {
+	setsid sleep 300 < /dev/null > /dev/null 2>&1 &
+	BYSTANDER=$!
+	echo "$BYSTANDER" >> "$TESTDIR/bystanders"
+	BYSTANDER_START=$(awk '{print $22}' "/proc/$BYSTANDER/stat")
+}
+
+end_bystanders() {
+	local p
+	[ -f "$TESTDIR/bystanders" ] || return 0
+	while read -r p; do kill "$p" 2>/dev/null || true; done < "$TESTDIR/bystanders"
+}
+
 @test "a record from another boot is cleaned" {
 	dir="$STATE_DIR/fuse.e2etest$$"
-	mkdir -p "$dir/mnt"
-	printf '%s\n' "device=/dev/loop7" "image=$TESTDIR/gone.img" "engine=fuse" \
-		"pid=999999" "pid_start=1" "mount=$dir/mnt" \
-		"boot_id=00000000-0000-0000-0000-000000000000" > "$dir/state"
+	plant_record "$dir" boot_id=00000000-0000-0000-0000-000000000000
 	"$LOSETUP" -a > /dev/null
 	[ ! -e "$dir" ]
+}
+
+@test "a newline in the image path cannot fake the record; the device survives the next losetup" {
+	evil="$TESTDIR/evil"$'\n'"device=bogus"
+	truncate -s 16M "$evil"
+	dev=$(attach --engine fuse -e AES128 -p 3 "$evil")
+	rec=$(grep -l "^device=$dev\$" "$STATE_DIR"/*/state)
+	pid=$(grep '^pid=' "$rec" | cut -d= -f2)
+	head -c 1M /dev/urandom > "$TESTDIR/data"
+	dd if="$TESTDIR/data" of="$dev" bs=1M oflag=direct status=none
+	# each of these walks the records: the old reader took the last
+	# device= line, called the record stale and killed the daemon
+	run "$LOSETUP" -a
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"$dev"* ]]
+	other=$(image 16M other.img)
+	dev2=$(attach --engine fuse -e AES128 -p 3 "$other")
+	detach "$dev2"
+	kill -0 "$pid"
+	cmp "$TESTDIR/data" <(dd if="$dev" bs=1M count=1 iflag=direct status=none)
+	[ "$(grep -c '^device=' "$rec")" -eq 1 ]
+	[ "$("$LOSETUP" -n -O BACK-FILE "$dev")" = "$TESTDIR/evil\x0adevice=bogus" ]
+	detach "$dev"
+	assert_clean
+}
+
+@test "a corrupt record is named and left alone: its process and mount are not touched" {
+	bystander
+	dir="$STATE_DIR/fuse.e2etest$$"
+	TINYFS="$dir/mnt"
+	plant_record "$dir" pid="$BYSTANDER" pid_start="$BYSTANDER_START"
+	mount -t tmpfs -o size=1M e2etest "$dir/mnt"
+	# a repeated key: the old reader let the last one win
+	echo "device=/dev/loop6" >> "$dir/state"
+	run --separate-stderr "$LOSETUP" -a
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"$dir/state: corrupt record, left alone"* ]]
+	kill -0 "$BYSTANDER"
+	mountpoint -q "$dir/mnt"
+	[ -e "$dir/state" ]
+	umount "$dir/mnt"
+	rm -rf "$dir"
+	end_bystanders
+}
+
+@test "a stale record that does not prove its daemon: nothing killed, nothing unmounted outside it" {
+	bystander
+	dir="$STATE_DIR/fuse.e2etest$$"
+	TINYFS="$TESTDIR/victim"
+	mkdir "$TINYFS"
+	mount -t tmpfs -o size=1M e2etest "$TINYFS"
+	# same boot, a live pid with its real start time, but the pid is not
+	# cryptoloop-fuse and the mount is not in the record's directory
+	plant_record "$dir" pid="$BYSTANDER" pid_start="$BYSTANDER_START" mount="$TINYFS"
+	"$LOSETUP" -a > /dev/null
+	kill -0 "$BYSTANDER"
+	mountpoint -q "$TINYFS"
+	[ ! -e "$dir" ]
+	umount "$TINYFS"
+	end_bystanders
 }
 
 @test "--list-ciphers names the formats; --help adds an encryption section" {

@@ -150,7 +150,7 @@ aespipe_made() {
 	sum=$(sha256sum < "$img")
 	echo "a different passphrase, long enough" > "$TESTDIR/other"
 	dev=$(PASSFILE="$TESTDIR/other" attach --engine "$E2E_ENGINE" -e AES256 -p 3 "$img")
-	! cmp -s "$TESTDIR/data" <(head -c 1M "$dev")
+	! cmp -s "$TESTDIR/data" <(head -c 1M "$dev") || fail "the wrong passphrase read the data"
 	detach "$dev"
 	[ "$(sha256sum < "$img")" = "$sum" ]
 }

@@ -4,6 +4,8 @@
 # cleanly; a full or failing backing filesystem is an I/O error on the
 # device; secrets stay out of argv and the environment.
 
+bats_require_minimum_version 1.5.0
+
 load helpers
 
 setup() { e2e_setup; }
@@ -36,7 +38,7 @@ daemon_of() {
 	kill -9 "$pid"
 	# the data is in the image, and not as plaintext
 	[ "$(head -c 4M "$img" | tr -d '\0' | wc -c)" -gt 4000000 ]
-	! cmp -s "$TESTDIR/data" <(head -c 4M "$img")
+	! cmp -s "$TESTDIR/data" <(head -c 4M "$img") || fail "the image holds the plaintext"
 	detach "$dev"
 	assert_clean
 	dev=$(attach --engine fuse -e aes -p 3 "$img")
@@ -63,19 +65,53 @@ daemon_of() {
 	assert_clean
 }
 
-@test "a daemon stopped with SIGTERM under its device: EIO, still listed, -d cleans up" {
-	img=$(image 16M)
+@test "shutdown's signals do not stop the daemon: ext4 on the device keeps its writes" {
+	img=$(image 64M)
 	dev=$(attach --engine fuse -e aes -p 3 "$img")
 	pid=$(daemon_of "$dev")
+	mkfs.ext4 -q "$dev"
+	mount "$dev" "$MNT"
+	head -c 4M /dev/urandom > "$MNT/before"
+	# what sendsigs and systemd's final killing spree send to everything
 	kill -TERM "$pid"
+	kill -INT "$pid"
+	kill -HUP "$pid"
+	sleep 1
+	[ "$(awk '{print $3}' "/proc/$pid/stat")" != Z ] || fail "the daemon died of a signal"
+	head -c 4M /dev/urandom > "$MNT/after"
+	sync -f "$MNT/after"
+	(cd "$MNT" && sha256sum before after) > "$TESTDIR/sums"
+	umount "$MNT"
+	blockdev --flushbufs "$dev"
+	fsck.ext4 -n -f "$dev" > /dev/null 2>&1 || fail "fsck found errors"
+	mount -o ro "$dev" "$MNT"
+	(cd "$MNT" && sha256sum -c --quiet "$TESTDIR/sums")
+	umount "$MNT"
+	# the marks that init systems honour: '@' argv[0] (systemd), and
+	# the pid in /run/sendsigs.omit.d (Debian's sendsigs)
+	[ "$(head -c 1 "/proc/$pid/cmdline")" = @ ]
+	[ "$(cat "/run/sendsigs.omit.d/cryptoloop-fuse.$pid")" = "$pid" ]
+	# it leaves when its loop device lets go
+	detach "$dev"
 	for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-	run timeout 20 dd if="$dev" of=/dev/null bs=4k count=1 iflag=direct
-	[ "$status" -ne 124 ] && [ "$status" -ne 0 ]
-	run "$LOSETUP" -l -n -O BACK-FILE,ENGINE "$dev"
-	[ "$(echo $output)" = "$img fuse" ]
-	run timeout 20 "$LOSETUP" -d "$dev"
-	[ "$status" -eq 0 ]
+	! kill -0 "$pid" 2>/dev/null || [ "$(awk '{print $3}' "/proc/$pid/stat")" = Z ] ||
+		fail "the daemon outlived its device"
+	[ ! -e "/run/sendsigs.omit.d/cryptoloop-fuse.$pid" ]
 	assert_clean
+}
+
+@test "the daemon gets a clean environment, not the caller's" {
+	img=$(image 16M)
+	dev=$(CRYPTOLOOP_LEAK_MARK=caller attach --engine fuse -e aes -p 3 "$img")
+	pid=$(daemon_of "$dev")
+	tr '\0' '\n' < "/proc/$pid/environ" > "$TESTDIR/environ"
+	! grep -q CRYPTOLOOP_LEAK_MARK "$TESTDIR/environ" || fail "the caller's environment leaked"
+	! grep -q '^BATS_' "$TESTDIR/environ" || fail "the caller's environment leaked"
+	grep -qx "PATH=/usr/sbin:/usr/bin:/sbin:/bin" "$TESTDIR/environ"
+	# in the build tree, libtool's wrapper script adds its own few
+	! grep -v -E '^(PATH|LD_LIBRARY_PATH|PWD|SHLVL|BIN_SH|DUALCASE)=' "$TESTDIR/environ" ||
+		fail "unexpected variables in the daemon's environment"
+	detach "$dev"
 }
 
 @test "-d tears down loop device, daemon and FUSE mount; nothing of ours is left" {
@@ -86,10 +122,11 @@ daemon_of() {
 	grep -q " $mnt fuse" /proc/mounts
 	detach "$dev"
 	! kill -0 "$pid" 2>/dev/null || [ "$(awk '{print $3}' /proc/$pid/stat)" = Z ]
-	! grep -q " $mnt " /proc/mounts
+	! grep -q " $mnt " /proc/mounts || fail "$mnt is still mounted"
 	[ ! -e "$mnt" ]
-	! [ -e "/sys/block/${dev#/dev/}/loop/backing_file" ] ||
-		! grep -q "$mnt" "/sys/block/${dev#/dev/}/loop/backing_file"
+	if [ -e "/sys/block/${dev#/dev/}/loop/backing_file" ]; then
+		run ! grep -q "$mnt" "/sys/block/${dev#/dev/}/loop/backing_file"
+	fi
 	assert_clean
 }
 
@@ -142,8 +179,8 @@ daemon_of() {
 	img=$(image 16M)
 	dev=$(attach --engine fuse -e aes -p 3 "$img")
 	pid=$(daemon_of "$dev")
-	! tr '\0' '\n' < "/proc/$pid/cmdline" | grep -qF "$PASS"
-	! tr '\0' '\n' < "/proc/$pid/environ" | grep -qF "$PASS"
+	! tr '\0' '\n' < "/proc/$pid/cmdline" | grep -qF "$PASS" || fail "passphrase in argv"
+	! tr '\0' '\n' < "/proc/$pid/environ" | grep -qF "$PASS" || fail "passphrase in environ"
 	[ "$(awk '/^VmLck/ {print $2}' "/proc/$pid/status")" -gt 0 ]
 	# no controlling terminal, own session
 	[ "$(awk '{print $7}' "/proc/$pid/stat")" = 0 ]

@@ -43,7 +43,7 @@ teardown() {
 
 # no device of ours may stay attached
 nothing_attached() {
-	! "$LOSETUP" -a | grep -q "$TESTDIR/"
+	! "$LOSETUP" -a | grep -q "$TESTDIR/" || fail "a device of ours is left attached"
 }
 
 @test "fstab: mount and umount cycles keep the data and leave no device" {
@@ -57,7 +57,7 @@ nothing_attached() {
 		echo "$i" > "$MNT/round"
 		# a plain umount comes back to umount.cryptoloop, which detaches
 		umount "$MNT"
-		! mountpoint -q "$MNT"
+		run ! mountpoint -q "$MNT"
 		nothing_attached
 	done
 }
@@ -68,7 +68,7 @@ nothing_attached() {
 	run --separate-stderr env LIBMOUNT_FSTAB="$FSTAB" mount "$MNT" 3< "$TESTDIR/wrong"
 	[ "$status" -eq 32 ]
 	[[ "$stderr" == *"no filesystem found on the decrypted device"*"wrong passphrase or cipher?"* ]]
-	! mountpoint -q "$MNT"
+	run ! mountpoint -q "$MNT"
 	nothing_attached
 	[ "$(sha256sum < "$IMG")" = "$before" ]
 }
@@ -116,7 +116,7 @@ nothing_attached() {
 		"$TESTDIR/missing.img" "$MNT" 3< "$TESTDIR/pass"
 	[ "$status" -eq 32 ]
 	[[ "$stderr" == *"$TESTDIR/missing.img"* ]]
-	! mountpoint -q "$MNT"
+	run ! mountpoint -q "$MNT"
 	nothing_attached
 }
 
@@ -127,7 +127,30 @@ nothing_attached() {
 	$TESTDIR/missing.img $TESTDIR/m2 cryptoloop cipher=AES256,passfd=3,nofail 0 0
 	EOT
 	mount -a -T "$FSTAB" 3< "$TESTDIR/pass"
-	! mountpoint -q "$MNT"
-	! mountpoint -q "$TESTDIR/m2"
+	run ! mountpoint -q "$MNT"
+	run ! mountpoint -q "$TESTDIR/m2"
+	nothing_attached
+}
+
+@test "setuid-invoked, the helper ignores CRYPTOLOOP_LOSETUP from the user's environment" {
+	command -v setpriv > /dev/null || skip "setpriv (util-linux) missing"
+	dir="$TESTDIR/suid"
+	mkdir -m 755 "$dir"
+	chmod 755 "$TESTDIR"
+	install -m 4755 "$top_builddir/mount/mount.cryptoloop" "$dir/mount.cryptoloop"
+	# -p: dash keeps the root euid, as a compiled program would
+	printf '#!/bin/sh -p\ntouch %s/ran\nexit 1\n' "$dir" > "$dir/losetup"
+	chmod 755 "$dir/losetup"
+	# control: run by root, the variable is honoured
+	run env CRYPTOLOOP_LOSETUP="$dir/losetup" "$dir/mount.cryptoloop" "$IMG" "$MNT" \
+		-o cipher=AES256,passfd=0
+	[ -e "$dir/ran" ] || fail "control: CRYPTOLOOP_LOSETUP was not used at all"
+	rm "$dir/ran"
+	# a user through the setuid bit: the variable must not choose what runs
+	run setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		env CRYPTOLOOP_LOSETUP="$dir/losetup" "$dir/mount.cryptoloop" "$IMG" "$MNT" \
+		-o cipher=AES256,passfd=0
+	[ ! -e "$dir/ran" ] || fail "a user's CRYPTOLOOP_LOSETUP ran as root"
+	run ! mountpoint -q "$MNT"
 	nothing_attached
 }

@@ -8,6 +8,9 @@
  */
 #include <errno.h>
 #include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "libloop.h"
 #include "tap.h"
@@ -23,10 +26,36 @@ static void good(const char *s, uint64_t want)
 
 static void bad(const char *s, int want_rc)
 {
-	uint64_t v;
+	uint64_t v = 1234;
 	int rc = loop_parse_size(s, &v);
 
-	ok(rc == want_rc, "'%s' is rejected with %d (got %d)", s, want_rc, rc);
+	ok(rc == want_rc && v == 0, "'%s' is rejected with %d (got %d), result 0", s,
+	   want_rc, rc);
+}
+
+/*
+ * The same, with the string's NUL as the last byte before an unmapped
+ * page: a parser that looks one byte past the end dies here even
+ * without AddressSanitizer.
+ */
+static void bad_at_page_end(const char *s, int want_rc)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t n = strlen(s) + 1;
+	char *map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t v;
+	int rc;
+
+	if (map == MAP_FAILED || mprotect(map + page, page, PROT_NONE)) {
+		ok(0, "'%s' at a page end: cannot map the guard page", s);
+		return;
+	}
+	memcpy(map + page - n, s, n);
+	rc = loop_parse_size(map + page - n, &v);
+	ok(rc == want_rc, "'%s' before a guard page is rejected with %d (got %d)",
+	   s, want_rc, rc);
+	munmap(map, 2 * page);
 }
 
 int main(void)
@@ -68,5 +97,12 @@ int main(void)
 	bad("16E", -ERANGE);
 	bad("1Z", -ERANGE);
 	bad("18446744073709551616", -ERANGE);
+	/* a fraction that ends the string: no suffix, nothing read past it */
+	bad("1.0", -EINVAL);
+	bad_at_page_end("1.0", -EINVAL);
+	bad_at_page_end("1.00", -EINVAL);
+	bad_at_page_end("1.", -EINVAL);
+	bad_at_page_end("1.5", -EINVAL);
+	good("1.0K", 1024);
 	return tap_done();
 }

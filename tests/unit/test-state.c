@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The engine's state records: values are encoded so that no image path
+ * can end its line or fake a key; a record with an unknown, repeated or
+ * missing key, or a value that does not decode, is corrupt; and a record
+ * proves its daemon only with the same boot id, a live pid whose
+ * /proc/PID/exe is cryptoloop-fuse, and a mount in its own directory.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "libloop.h"
+#include "../libloop/engine-private.h"
+#include "tap.h"
+
+static char buf[3 * 8192 * 3];
+
+static void sample(struct loop_state *st)
+{
+	memset(st, 0, sizeof(*st));
+	snprintf(st->id, sizeof(st->id), "fuse.abcdef");
+	snprintf(st->device, sizeof(st->device), "/dev/loop5");
+	snprintf(st->image, sizeof(st->image), "/srv/images/disk.img");
+	st->image_dev = 65024;
+	st->image_ino = 1234567;
+	st->offset = 1048576;
+	st->sizelimit = 0;
+	snprintf(st->cipher, sizeof(st->cipher), "AES128");
+	st->key_bits = 128;
+	st->key_count = 1;
+	st->encrypt_type = 18;
+	st->engine = LOOP_ENGINE_FUSE;
+	st->read_only = 0;
+	st->pid = 4242;
+	st->pid_start = 987654;
+	snprintf(st->mount, sizeof(st->mount), "%s/fuse.abcdef/mnt", LOOP_STATE_DIR);
+	st->fuse_dev = 77;
+	st->fuse_ino = 1;
+	snprintf(st->boot_id, sizeof(st->boot_id), "0b7d3f4e-1111-2222-3333-444455556666");
+}
+
+static int parse_text(const char *text, struct loop_state *st)
+{
+	memset(st, 0, sizeof(*st));
+	return loop_state_parse(st, text, strlen(text));
+}
+
+/* The sample's record text with line @key replaced by @line (NULL: dropped). */
+static const char *edited(const char *key, const char *line)
+{
+	static char out[sizeof(buf)];
+	struct loop_state st;
+	char *p, *nl;
+	size_t klen = strlen(key);
+
+	sample(&st);
+	loop_state_format(&st, buf, sizeof(buf));
+	out[0] = '\0';
+	for (p = buf; *p; p = nl + 1) {
+		nl = strchr(p, '\n');
+		if (!strncmp(p, key, klen) && p[klen] == '=') {
+			if (line)
+				strcat(strcat(out, line), "\n");
+		} else {
+			strncat(out, p, (size_t)(nl - p + 1));
+		}
+	}
+	return out;
+}
+
+static void test_round_trip(void)
+{
+	struct loop_state a, b;
+	int n, lines = 0;
+	char *p;
+
+	sample(&a);
+	n = loop_state_format(&a, buf, sizeof(buf));
+	ok(n > 0 && (size_t)n == strlen(buf), "a record formats (%d bytes)", n);
+	b.id[0] = '\0';
+	snprintf(b.id, sizeof(b.id), "fuse.abcdef");
+	ok(loop_state_parse(&b, buf, (size_t)n) == 0, "and parses back");
+	ok(!memcmp(&a, &b, sizeof(a)), "to the same record");
+
+	/* the audit's path: a newline, then a key of its own */
+	snprintf(a.image, sizeof(a.image), "/x/evil\ndevice=bogus%%41=\x01\xff");
+	n = loop_state_format(&a, buf, sizeof(buf));
+	for (p = buf; (p = strchr(p, '\n')); p++)
+		lines++;
+	ok(lines == 18, "an image path with a newline stays on its line (%d lines)", lines);
+	ok(!strstr(buf, "\ndevice=bogus"), "and fakes no device= line");
+	ok(strstr(buf, "image=/x/evil%0Adevice=bogus%2541=%01%FF\n") != NULL,
+	   "newline, '%%', control and 8-bit bytes are %%XX");
+	memset(&b, 0, sizeof(b));
+	snprintf(b.id, sizeof(b.id), "fuse.abcdef");
+	ok(loop_state_parse(&b, buf, (size_t)n) == 0 && !strcmp(b.image, a.image) &&
+	   !strcmp(b.device, "/dev/loop5"), "and decodes to the same path, device unchanged");
+
+	/* too long to be a record of ours */
+	ok(loop_state_format(&a, buf, 64) == -ENAMETOOLONG, "a small buffer: -ENAMETOOLONG");
+}
+
+static void test_corrupt(void)
+{
+	static const struct {
+		const char *key, *line, *what;
+	} cases[] = {
+		{ "device", "device=/dev/loop5\ndevice=bogus", "a repeated key" },
+		{ "image", "image=/x/evil\ndevice=bogus", "a raw newline faking a key" },
+		{ "image", "image=/a\nimage=/b", "a repeated image" },
+		{ "fuse_ino", "fuse_ino=1\nflavour=vanilla", "an unknown key" },
+		{ "boot_id", NULL, "a missing key" },
+		{ "device", "device=", "an empty device" },
+		{ "pid", "pid=-1", "a negative pid" },
+		{ "pid", "pid=+42", "a signed number" },
+		{ "pid", "pid=042", "a leading zero" },
+		{ "pid", "pid=4294967296", "a pid past int" },
+		{ "offset", "offset=18446744073709551616", "an offset past 64 bits" },
+		{ "offset", "offset=12 ", "trailing junk after a number" },
+		{ "read_only", "read_only=2", "read_only other than 0/1" },
+		{ "engine", "engine=auto", "engine auto" },
+		{ "engine", "engine=warp", "an unknown engine" },
+		{ "image", "image=/x%4", "a cut escape" },
+		{ "image", "image=/x%zz", "a bad escape" },
+		{ "image", "image=/x%41", "an escaped printable (two spellings)" },
+		{ "image", "image=/x%00y", "an escaped NUL" },
+		{ "image", "image=/x\ty", "a raw control byte" },
+		{ "cipher", "cipher=0123456789012345678901234567890123456789", "a value too long" },
+		{ "mount", "mount", "a line without '='" },
+		{ "engine", "engine=FUSE", "an engine not spelled as written" },
+	};
+	struct loop_state st;
+	const char *text;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		ok(parse_text(edited(cases[i].key, cases[i].line), &st) == -EBADMSG,
+		   "corrupt: %s", cases[i].what);
+	/* every key once, but not in the writer's order */
+	{
+		static char moved[sizeof(buf)];
+
+		snprintf(moved, sizeof(moved), "%sdevice=/dev/loop5\n", edited("device", NULL));
+		ok(parse_text(moved, &st) == -EBADMSG, "corrupt: keys out of the writer's order");
+	}
+	text = edited("boot_id", "boot_id=x");
+	ok(loop_state_parse(&st, text, strlen(text) - 1) == -EBADMSG,
+	   "corrupt: the last line cut short (no newline)");
+	text = edited("boot_id", "boot_id=x");
+	memcpy(buf, text, strlen(text) + 1);
+	buf[3] = '\0';
+	ok(loop_state_parse(&st, buf, strlen(text)) == -EBADMSG, "corrupt: a NUL byte");
+	ok(parse_text("", &st) == -EBADMSG, "corrupt: empty");
+	ok(parse_text(edited("pid", "pid=0"), &st) == 0, "pid 0 (kmod) is fine");
+}
+
+static void test_proof(void)
+{
+	struct loop_state st;
+	char boot[40];
+	FILE *f;
+
+	f = fopen("/proc/sys/kernel/random/boot_id", "r");
+	ok(f && fgets(boot, sizeof(boot), f), "boot id readable");
+	if (f)
+		fclose(f);
+	boot[strcspn(boot, "\n")] = '\0';
+
+	/* a live process that is not the daemon: this test, with its real
+	 * start time, the right boot and mount */
+	sample(&st);
+	snprintf(st.boot_id, sizeof(st.boot_id), "%s", boot);
+	st.pid = getpid();
+	st.pid_start = loop_pid_start(st.pid);
+	ok(st.pid_start > 0, "our own start time is known");
+	ok(!loop_state_proves_daemon(&st), "a live pid whose exe is not cryptoloop-fuse proves nothing");
+	st.pid = 1;
+	st.pid_start = loop_pid_start(1);
+	ok(!loop_state_proves_daemon(&st), "nor does pid 1");
+
+	sample(&st);
+	snprintf(st.boot_id, sizeof(st.boot_id), "%s", boot);
+	snprintf(st.mount, sizeof(st.mount), "/mnt");
+	ok(!loop_state_proves_daemon(&st), "a mount outside the record's directory proves nothing");
+	snprintf(st.mount, sizeof(st.mount), "%s/fuse.abcdef/../../mnt", LOOP_STATE_DIR);
+	ok(!loop_state_proves_daemon(&st), "nor one that climbs out of it");
+	sample(&st);
+	ok(!loop_state_proves_daemon(&st), "another boot's record proves nothing");
+}
+
+int main(void)
+{
+	test_round_trip();
+	test_corrupt();
+	test_proof();
+	return tap_done();
+}
