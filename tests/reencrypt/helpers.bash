@@ -40,3 +40,18 @@ aespipe_enc() {
 	shift 2
 	aespipe "$@" -p 3 3<"$pf" < "$TESTDIR/plain" > "$out"
 }
+
+# a private gpg home for key files; its agent is stopped in teardown
+gpg_home() {
+	GNUPGHOME_T="$TESTDIR/gnupg"
+	mkdir -m 700 "$GNUPGHOME_T"
+}
+
+gpg_stop() {
+	[ -z "${GNUPGHOME_T:-}" ] || gpgconf --homedir "$GNUPGHOME_T" --kill all 2>/dev/null || true
+}
+
+# hex of the bytes of FILE, one line
+hex_of() {
+	od -An -v -tx1 "$1" | tr -d ' \n'
+}
