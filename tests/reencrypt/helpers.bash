@@ -55,3 +55,8 @@ gpg_stop() {
 hex_of() {
 	od -An -v -tx1 "$1" | tr -d ' \n'
 }
+
+fail() {
+	echo "$@" >&2
+	return 1
+}
