@@ -129,3 +129,22 @@ crash_until_done() {
 	[ "$status" -eq 0 ]
 	cmp "$W" "$TESTDIR/expect"
 }
+
+@test "--verify catches a device that writes something else than it was given" {
+	plain "$TESTDIR/plain" 1M
+	aespipe_enc "$TESTDIR/orig" "$TESTDIR/p_old" -e AES256
+	aespipe_enc "$TESTDIR/expect" "$TESTDIR/p_new" -e AES256
+	FD3=$TESTDIR/p_old FD4=$TESTDIR/p_new
+	# operations: journal header, its sync, then per chunk: journal slot,
+	# its sync, the chunk, its sync. 5 is the first write to the image.
+	cp "$TESTDIR/orig" "$W"
+	rc=$(run_faulty corrupt 5 0 --verify -e AES256 -p 3 "$W" --new -e AES256 -p 4)
+	[ "$rc" -eq 1 ]
+	grep -q "verification failed: sector 64 does not decrypt to what it held" "$WORK/log"
+	# without --verify the lie goes unnoticed
+	cp "$TESTDIR/orig" "$W"
+	rm "$W.reencrypt"
+	rc=$(run_faulty corrupt 5 0 -e AES256 -p 3 "$W" --new -e AES256 -p 4)
+	[ "$rc" -eq 0 ]
+	! cmp -s "$W" "$TESTDIR/expect" || false
+}

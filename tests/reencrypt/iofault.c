@@ -16,6 +16,8 @@
  *               fdatasync of its file, newest first: a power cut.
  *   torn        undo a random half of the 512-byte pieces of those writes
  *               (IOFAULT_SEED): a power cut on a device that reorders.
+ *   corrupt     no crash: operation IOFAULT_CRASH_AT, if it is a write,
+ *               writes its data with one bit flipped (a device that lies).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -50,7 +52,7 @@ static int nfiles;
 static signed char fd_file[MAX_FD];	/* fd -> files[] index + 1, 0: not watched */
 static struct undo *pending;
 static unsigned long ops, crash_at;
-static int mode;			/* 0 kill, 1 powerloss, 2 torn */
+static int mode;			/* 0 kill, 1 powerloss, 2 torn, 3 corrupt */
 static int inited;
 static unsigned long long rng;
 
@@ -79,7 +81,8 @@ static void init(void)
 	s = getenv("IOFAULT_CRASH_AT");
 	crash_at = s ? strtoul(s, NULL, 10) : 0;
 	s = getenv("IOFAULT_MODE");
-	mode = !s || !strcmp(s, "kill") ? 0 : !strcmp(s, "powerloss") ? 1 : 2;
+	mode = !s || !strcmp(s, "kill") ? 0 : !strcmp(s, "powerloss") ? 1 :
+	       !strcmp(s, "torn") ? 2 : 3;
 	s = getenv("IOFAULT_SEED");
 	rng = s ? strtoull(s, NULL, 10) * 2654435761u + 1 : 1;
 }
@@ -148,10 +151,15 @@ static void crash(void)
 	raise(SIGKILL);
 }
 
-static void count_op(void)
+/* 1 when this write is the one to corrupt */
+static int count_op(void)
 {
-	if (++ops == crash_at)
-		crash();
+	if (++ops != crash_at)
+		return 0;
+	if (mode == 3)
+		return 1;
+	crash();
+	return 0;
 }
 
 static void remember(int fd, size_t len, off_t off)
@@ -161,7 +169,7 @@ static void remember(int fd, size_t len, off_t off)
 	int f = fd_file[fd] - 1;
 	ssize_t n;
 
-	if (!mode)
+	if (mode != 1 && mode != 2)
 		return;
 	u = calloc(1, sizeof(*u));
 	if (!u)
@@ -205,8 +213,21 @@ ssize_t pwrite(int fd, const void *buf, size_t len, off_t off)
 {
 	init();
 	if (is_watched(fd)) {
-		count_op();
+		int bad = count_op();
+
 		remember(fd, len, off);
+		if (bad && len) {
+			unsigned char *copy = malloc(len);
+			ssize_t n;
+
+			if (!copy)
+				abort();
+			memcpy(copy, buf, len);
+			copy[len / 2] ^= 0x10;
+			n = real_pwrite(fd, copy, len, off);
+			free(copy);
+			return n;
+		}
 	}
 	return real_pwrite(fd, buf, len, off);
 }
