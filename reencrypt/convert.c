@@ -25,9 +25,24 @@
 #include <sys/mman.h>
 
 #include "journal.h"
+#include "luks2.h"
 #include "reencrypt.h"
 
 volatile sig_atomic_t reencrypt_stop;
+
+int new_encrypt(struct job *job, uint64_t sector, void *dst, const void *src, size_t n)
+{
+	if (job->luks2)
+		return luks2_encrypt(job->luks2, sector, dst, src, n);
+	return loop_xfer_encrypt(job->new.xfer, sector, dst, src, n);
+}
+
+int new_decrypt(struct job *job, uint64_t sector, void *dst, const void *src, size_t n)
+{
+	if (job->luks2)
+		return luks2_decrypt(job->luks2, sector, dst, src, n);
+	return loop_xfer_decrypt(job->new.xfer, sector, dst, src, n);
+}
 
 struct bufs {
 	uint8_t *cipher;	/* read from the image, then the new ciphertext */
@@ -91,7 +106,7 @@ static int verify_chunk(struct job *job, struct bufs *b, size_t len, uint64_t po
 	rc = image_read(job, b->check, len, pos);
 	if (rc)
 		return rc;
-	rc = loop_xfer_decrypt(job->new.xfer, pos / LOOP_SECTOR_SIZE, b->check, b->check,
+	rc = new_decrypt(job, pos / LOOP_SECTOR_SIZE, b->check, b->check,
 			       len / LOOP_SECTOR_SIZE);
 	if (rc)
 		return rc;
@@ -137,7 +152,7 @@ static int finish_inflight(struct job *job, struct journal *j, struct bufs *b)
 		}
 		rc = loop_xfer_decrypt(job->old.xfer, sector, b->plain + i * LOOP_SECTOR_SIZE, s, 1);
 		if (!rc)
-			rc = loop_xfer_encrypt(job->new.xfer, sector, s,
+			rc = new_encrypt(job, sector, s,
 					       b->plain + i * LOOP_SECTOR_SIZE, 1);
 		if (!rc && sector_fingerprint(s) != j->fp[2 * i + 1]) {
 			warnx("%s: sector %llu does not re-encrypt to what the journal "
@@ -169,7 +184,7 @@ static int convert_chunk(struct job *job, struct journal *j, struct bufs *b,
 		b->fp[2 * i] = sector_fingerprint(b->cipher + i * LOOP_SECTOR_SIZE);
 	rc = loop_xfer_decrypt(job->old.xfer, sector, b->plain, b->cipher, ns);
 	if (!rc)
-		rc = loop_xfer_encrypt(job->new.xfer, sector, b->cipher, b->plain, ns);
+		rc = new_encrypt(job, sector, b->cipher, b->plain, ns);
 	if (rc)
 		return rc;
 	for (i = 0; i < ns; i++)

@@ -25,6 +25,7 @@
 
 #include "journal.h"
 #include "keyopts.h"
+#include "luks2.h"
 #include "options.h"
 #include "reencrypt.h"
 #include "session.h"
@@ -35,6 +36,9 @@ enum {
 	OPT_PROGRESS,
 	OPT_VERIFY,
 	OPT_GENERATE,
+	OPT_LUKS2,
+	OPT_HEADER,
+	OPT_CIPHER,
 };
 
 /* exit status when interrupted by a signal: run again to resume */
@@ -49,6 +53,9 @@ static const int key_codes[] = {
 static const struct opt_desc own_opts[] = {
 	{ "new",      no_argument,       OPT_NEW, NULL, "the key options after this describe the new format", SEC_COMMANDS },
 	{ "generate", no_argument,       OPT_GENERATE, NULL, "with --new -K <file>: create a new gpg key file of 65 random keys", SEC_COMMANDS },
+	{ "luks2",    no_argument,       OPT_LUKS2, NULL, "after --new: make the image the data of a LUKS2 volume", SEC_COMMANDS },
+	{ "header",   required_argument, OPT_HEADER, "<file>", "with --luks2: write the LUKS2 header to <file>", SEC_COMMANDS },
+	{ "cipher",   required_argument, OPT_CIPHER, "<spec>", "with --luks2: the cipher (default aes-xts-plain64)", SEC_COMMANDS },
 	{ "journal",  required_argument, OPT_JOURNAL, "<file>", "progress journal (default <image>.reencrypt)", SEC_COMMANDS },
 	{ "progress", required_argument, OPT_PROGRESS, "<when>", "auto (on a terminal), always or never", SEC_COMMANDS },
 	{ "verify",   no_argument,       OPT_VERIFY, NULL, "read back and compare every chunk as it goes", SEC_COMMANDS },
@@ -63,7 +70,9 @@ struct cmdline {
 	struct job job;
 	const char *journal;
 	bool generate;
-	bool progress_set;
+	bool luks2;
+	const char *header;
+	const char *cipher;
 };
 
 static const struct opt_desc *key_row(int code)
@@ -74,6 +83,16 @@ static const struct opt_desc *key_row(int code)
 		if (opt_table[i].val == code)
 			return &opt_table[i];
 	return NULL;
+}
+
+static const char *opt_name(int code)
+{
+	size_t i;
+
+	for (i = 0; i < NOWN; i++)
+		if (own_opts[i].val == code)
+			return own_opts[i].name;
+	return "?";
 }
 
 static void print_row(FILE *out, const struct opt_desc *o)
@@ -98,6 +117,7 @@ static void __attribute__((noreturn)) usage(void)
 
 	printf("\nUsage:\n"
 	       " %1$s [old key options] <image> --new [new key options]\n"
+	       " %1$s [old key options] <image> --new --luks2 --header <file> [--cipher <spec>]\n"
 	       "\nRe-encrypt an encrypted loop image in place, with a new key or in a new\n"
 	       "format. Safe against crashes: run the same command again to resume.\n"
 	       "\nOptions:\n", program_invocation_short_name);
@@ -182,6 +202,18 @@ static void parse_half(int argc, char **argv, struct cmdline *cl, struct side *s
 			if (!is_new)
 				errx(EXIT_FAILURE, "--generate belongs after --new");
 			cl->generate = true;
+			break;
+		case OPT_LUKS2:
+		case OPT_HEADER:
+		case OPT_CIPHER:
+			if (!is_new)
+				errx(EXIT_FAILURE, "--%s belongs after --new", opt_name(c));
+			if (c == OPT_LUKS2)
+				cl->luks2 = true;
+			else if (c == OPT_HEADER)
+				cl->header = optarg;
+			else
+				cl->cipher = optarg;
 			break;
 		case OPT_JOURNAL:
 			cl->journal = optarg;
@@ -362,6 +394,34 @@ static struct loop_pass *generated_keys(struct cmdline *cl, bool resuming)
 	return pass;
 }
 
+/* --luks2: the new passphrase opens (or gets) the header's keyslot */
+static void luks2_keys(struct cmdline *cl)
+{
+	struct job *job = &cl->job;
+	struct side *s = &job->new;
+	struct loop_pass *pass = NULL;
+	bool resuming = session_exists(job);
+	int rc;
+
+	if (s->k.encryption || s->k.gpgkey || s->k.cleartext || s->k.phash || s->k.seed)
+		errx(EXIT_FAILURE, "--luks2 takes only -p or -T for its passphrase; "
+		     "the cipher is --cipher");
+	if (s->k.pass_fd >= 0)
+		rc = loop_pass_read_fd(&pass, s->k.pass_fd, LOOP_PASS_ONE_LINE);
+	else
+		rc = loop_pass_read_tty(&pass, "New LUKS2 password: ", !resuming);
+	if (rc == -EKEYREJECTED)
+		errx(EXIT_FAILURE, "the passphrases do not match");
+	if (rc) {
+		errno = -rc;
+		err(EXIT_FAILURE, "cannot read the LUKS2 passphrase");
+	}
+	job->luks2 = luks2_open(cl->header, job->image, cl->cipher, job->data_off, pass,
+				resuming, &s->key, s->spec.name, sizeof(s->spec.name));
+	loop_pass_free(pass);
+	s->iv_offset = 0;
+}
+
 static void make_keys(struct cmdline *cl)
 {
 	struct job *job = &cl->job;
@@ -372,6 +432,10 @@ static void make_keys(struct cmdline *cl)
 	for (i = 0; i < 2; i++) {
 		struct side *s = sides[i];
 
+		if (i == 1 && cl->luks2) {
+			luks2_keys(cl);
+			continue;
+		}
 		if (!s->k.encryption)
 			errx(EXIT_FAILURE, "the %s format needs -e <cipher>%s", i ? "new" : "old",
 			     i ? " after --new" : "");
@@ -393,6 +457,20 @@ static void make_keys(struct cmdline *cl)
 	}
 }
 
+static void check_luks2_options(struct cmdline *cl)
+{
+	if (!cl->luks2 && (cl->header || cl->cipher))
+		errx(EXIT_FAILURE, "--header and --cipher go with --luks2");
+	if (cl->luks2 && cl->generate)
+		errx(EXIT_FAILURE, "--generate makes loop-AES key files, not LUKS2 keys");
+	if (cl->luks2 && !cl->header)
+		errx(EXIT_FAILURE, "--luks2 needs --header <file>: this version does not move "
+		     "the data to make room for the header inside the image");
+	if (cl->luks2 && cl->job.old.has_sizelimit)
+		errx(EXIT_FAILURE, "--luks2: the data runs to the end of the image, so "
+		     "--sizelimit cannot be used");
+}
+
 static void on_signal(int sig)
 {
 	reencrypt_stop = sig;
@@ -411,6 +489,7 @@ int main(int argc, char **argv)
 	cl.job.img_fd = -1;
 	gcrypt_init();
 	parse_cmdline(argc, argv, &cl);
+	check_luks2_options(&cl);
 	open_image(&cl);
 	make_keys(&cl);
 
@@ -437,6 +516,7 @@ int main(int argc, char **argv)
 
 	rc = convert_run(&cl.job, &j);
 	journal_close(&j);
+	luks2_close(cl.job.luks2);
 	loop_xfer_free(cl.job.old.xfer);
 	loop_xfer_free(cl.job.new.xfer);
 	loop_key_free(cl.job.old.key);

@@ -24,6 +24,8 @@ struct side {
 	uint64_t iv_offset;
 };
 
+struct luks2_target;
+
 enum progress_mode { PROGRESS_AUTO, PROGRESS_ALWAYS, PROGRESS_NEVER };
 
 struct job {
@@ -37,7 +39,13 @@ struct job {
 	enum progress_mode progress;
 	bool verify;
 	struct side old, new;
+	/* --luks2: the new side is a LUKS2 data area, not a loop format */
+	struct luks2_target *luks2;
 };
+
+/* the new side's cipher, whichever kind it is */
+int new_encrypt(struct job *job, uint64_t sector, void *dst, const void *src, size_t n);
+int new_decrypt(struct job *job, uint64_t sector, void *dst, const void *src, size_t n);
 
 /* busy.c: 0 when nothing uses the image, else -EBUSY with @who filled */
 int image_in_use(const char *image, int fd, char *who, size_t whosz);

@@ -11,7 +11,7 @@ need_root() {
 
 # Packages a build and the test suite need, by Debian name.
 BUILD_PACKAGES="autoconf automake libtool pkg-config make gcc
-	libsmartcols-dev libgcrypt20-dev libfuse3-dev fuse3 libmount-dev libblkid-dev
+	libsmartcols-dev libgcrypt20-dev libcryptsetup-dev libfuse3-dev fuse3 libmount-dev libblkid-dev
 	bats util-linux mount e2fsprogs
 	aespipe gnupg openssl libcrypt-twofish-perl libcrypt-blowfish-perl strace"
 
