@@ -95,6 +95,30 @@ static int image_write(struct job *job, const void *buf, size_t len, uint64_t po
 	return rc;
 }
 
+/* write, and start the write-back without waiting for it */
+static int image_write_async(struct job *job, const void *buf, size_t len, uint64_t pos)
+{
+	int rc = io_all(job->img_fd, (void *)buf, len, job->data_off + pos, true);
+
+	if (rc) {
+		warnx("%s: cannot write at byte %llu: %s", job->image,
+		      (unsigned long long)(job->data_off + pos), strerror(-rc));
+		return rc;
+	}
+	/* a hint: durability comes from image_sync() alone */
+	sync_file_range(job->img_fd, (off_t)(job->data_off + pos), (off_t)len,
+			SYNC_FILE_RANGE_WRITE);
+	return 0;
+}
+
+static int image_sync(struct job *job)
+{
+	if (fdatasync(job->img_fd) == 0)
+		return 0;
+	warnx("%s: cannot sync: %s", job->image, strerror(errno));
+	return -errno;
+}
+
 /* --verify: read the chunk back from the device, not the page cache */
 static int verify_chunk(struct job *job, struct bufs *b, size_t len, uint64_t pos,
 			const uint8_t *skip)
@@ -170,8 +194,13 @@ static int finish_inflight(struct job *job, struct journal *j, struct bufs *b)
 	return rc;
 }
 
+/*
+ * Convert one chunk. Its read and its crypto overlap the write-back of the
+ * chunk before (*pending): that one is made durable only now, right
+ * before the journal moves past it, which keeps the invariant above.
+ */
 static int convert_chunk(struct job *job, struct journal *j, struct bufs *b,
-			 uint64_t pos, size_t n)
+			 uint64_t pos, size_t n, bool *pending)
 {
 	size_t ns = n / LOOP_SECTOR_SIZE, i;
 	uint64_t sector = pos / LOOP_SECTOR_SIZE;
@@ -190,13 +219,26 @@ static int convert_chunk(struct job *job, struct journal *j, struct bufs *b,
 	for (i = 0; i < ns; i++)
 		b->fp[2 * i + 1] = sector_fingerprint(b->cipher + i * LOOP_SECTOR_SIZE);
 
+	if (*pending) {
+		rc = image_sync(job);
+		if (rc)
+			return rc;
+		*pending = false;
+	}
 	rc = journal_commit(j, pos, (uint32_t)n, b->fp);
 	if (rc) {
 		warnx("%s: cannot write the journal: %s", job->journal_path, strerror(-rc));
 		return rc;
 	}
-	rc = image_write(job, b->cipher, n, pos);
-	if (!rc && job->verify)
+	rc = image_write_async(job, b->cipher, n, pos);
+	if (rc)
+		return rc;
+	if (!job->verify) {
+		*pending = true;
+		return 0;
+	}
+	rc = image_sync(job);
+	if (!rc)
 		rc = verify_chunk(job, b, n, pos, NULL);
 	return rc;
 }
@@ -235,6 +277,7 @@ static void bufs_free(struct bufs *b)
 
 int convert_run(struct job *job, struct journal *j)
 {
+	bool pending = false;
 	struct bufs b;
 	uint64_t pos;
 	int rc;
@@ -256,13 +299,19 @@ int convert_run(struct job *job, struct journal *j)
 			rc = -EINTR;
 			break;
 		}
-		rc = convert_chunk(job, j, &b, pos, n);
+		rc = convert_chunk(job, j, &b, pos, n, &pending);
 		if (rc)
 			break;
 		pos += n;
 		progress_update(pos);
 	}
 	progress_end();
+	if (pending) {
+		int src = image_sync(job);
+
+		if (!rc)
+			rc = src;
+	}
 	if (!rc) {
 		rc = journal_commit(j, job->data_len, 0, NULL);
 		if (rc)
