@@ -16,6 +16,7 @@
 #include "config.h"
 
 #include <err.h>
+#include <pthread.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -29,6 +30,8 @@
 #include "reencrypt.h"
 
 volatile sig_atomic_t reencrypt_stop;
+
+#define MAX_THREADS 8
 
 int new_encrypt(struct job *job, uint64_t sector, void *dst, const void *src, size_t n)
 {
@@ -194,6 +197,71 @@ static int finish_inflight(struct job *job, struct journal *j, struct bufs *b)
 	return rc;
 }
 
+/* One thread's share of a chunk: sectors [first, first + count). */
+struct slice {
+	struct job *job;
+	struct bufs *b;
+	uint64_t sector;	/* of the chunk's first sector */
+	size_t first, count;
+	int rc;
+	bool threaded;
+	pthread_t tid;
+};
+
+static void *crypt_slice(void *arg)
+{
+	struct slice *sl = arg;
+	struct bufs *b = sl->b;
+	uint8_t *c = b->cipher + sl->first * LOOP_SECTOR_SIZE;
+	uint8_t *p = b->plain + sl->first * LOOP_SECTOR_SIZE;
+	uint64_t s = sl->sector + sl->first;
+	size_t i;
+
+	for (i = 0; i < sl->count; i++)
+		b->fp[2 * (sl->first + i)] = sector_fingerprint(c + i * LOOP_SECTOR_SIZE);
+	sl->rc = loop_xfer_decrypt(sl->job->old.xfer, s, p, c, sl->count);
+	if (!sl->rc)
+		sl->rc = new_encrypt(sl->job, s, c, p, sl->count);
+	for (i = 0; !sl->rc && i < sl->count; i++)
+		b->fp[2 * (sl->first + i) + 1] = sector_fingerprint(c + i * LOOP_SECTOR_SIZE);
+	return NULL;
+}
+
+/*
+ * Fingerprint, decrypt, encrypt and fingerprint again the @ns sectors in
+ * b->cipher, split over the CPUs: the engines are safe to share between
+ * threads (the LUKS2 cipher handle is not, so it runs on one).
+ */
+static int crypt_chunk(struct job *job, struct bufs *b, uint64_t sector, size_t ns)
+{
+	struct slice sl[MAX_THREADS];
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t nt = job->luks2 || cpus < 2 ? 1 : (size_t)cpus, i, per;
+	int rc = 0;
+
+	if (nt > MAX_THREADS)
+		nt = MAX_THREADS;
+	/* slices of whole groups of 8 sectors, what the AES-NI path interleaves */
+	per = ((ns + nt - 1) / nt + 7) & ~(size_t)7;
+	for (i = 0; i < nt && i * per < ns; i++) {
+		sl[i] = (struct slice){ .job = job, .b = b, .sector = sector, .first = i * per,
+					.count = ns - i * per < per ? ns - i * per : per };
+		sl[i].threaded = i > 0 && !pthread_create(&sl[i].tid, NULL, crypt_slice, &sl[i]);
+	}
+	nt = i;
+	/* the first slice, and any a thread could not be started for, run here */
+	for (i = 0; i < nt; i++)
+		if (!sl[i].threaded)
+			crypt_slice(&sl[i]);
+	for (i = 0; i < nt; i++) {
+		if (sl[i].threaded)
+			pthread_join(sl[i].tid, NULL);
+		if (sl[i].rc && !rc)
+			rc = sl[i].rc;
+	}
+	return rc;
+}
+
 /*
  * Convert one chunk. Its read and its crypto overlap the write-back of the
  * chunk before (*pending): that one is made durable only now, right
@@ -202,22 +270,15 @@ static int finish_inflight(struct job *job, struct journal *j, struct bufs *b)
 static int convert_chunk(struct job *job, struct journal *j, struct bufs *b,
 			 uint64_t pos, size_t n, bool *pending)
 {
-	size_t ns = n / LOOP_SECTOR_SIZE, i;
+	size_t ns = n / LOOP_SECTOR_SIZE;
 	uint64_t sector = pos / LOOP_SECTOR_SIZE;
 	int rc;
 
 	rc = image_read(job, b->cipher, n, pos);
-	if (rc)
-		return rc;
-	for (i = 0; i < ns; i++)
-		b->fp[2 * i] = sector_fingerprint(b->cipher + i * LOOP_SECTOR_SIZE);
-	rc = loop_xfer_decrypt(job->old.xfer, sector, b->plain, b->cipher, ns);
 	if (!rc)
-		rc = new_encrypt(job, sector, b->cipher, b->plain, ns);
+		rc = crypt_chunk(job, b, sector, ns);
 	if (rc)
 		return rc;
-	for (i = 0; i < ns; i++)
-		b->fp[2 * i + 1] = sector_fingerprint(b->cipher + i * LOOP_SECTOR_SIZE);
 
 	if (*pending) {
 		rc = image_sync(job);

@@ -182,6 +182,13 @@ int journal_create(struct journal *j, const char *path)
 	rc = -posix_fallocate(fd, 0, JOURNAL_HEADER_SIZE + 2 * (off_t)j->slot_size);
 	if (rc)
 		goto fail_close;
+	/* and written once: a later slot write then changes no file system
+	 * metadata, so its fdatasync does not wait for a file system commit */
+	rc = pwrite_all(fd, j->slot, j->slot_size, JOURNAL_HEADER_SIZE);
+	if (!rc)
+		rc = pwrite_all(fd, j->slot, j->slot_size, JOURNAL_HEADER_SIZE + j->slot_size);
+	if (rc)
+		goto fail_close;
 
 	memcpy(hdr, HEADER_MAGIC, 8);
 	put32(hdr + 8, JOURNAL_VERSION);

@@ -49,9 +49,10 @@ int image_data_range(struct job *job, uint64_t *total_size)
 }
 
 /*
- * 1/16 of the data, between 64 KiB and 8 MiB: large enough that the two
- * syncs per step cost little, small enough that progress moves and the
- * journal's fingerprints stay small (16 bytes a sector).
+ * 1/16 of the data, between 64 KiB and 32 MiB: large enough that the
+ * two syncs per step cost little, small enough that progress moves and
+ * the journal's slots stay small (16 bytes of fingerprints a sector, so
+ * 1 MiB for the largest chunk).
  */
 uint32_t chunk_size_for(uint64_t data_len)
 {
@@ -60,7 +61,7 @@ uint32_t chunk_size_for(uint64_t data_len)
 	c &= ~(uint64_t)(64 * 1024 - 1);
 	if (c < 64 * 1024)
 		c = 64 * 1024;
-	if (c > 8 * 1024 * 1024)
-		c = 8 * 1024 * 1024;
+	if (c > 32 * 1024 * 1024)
+		c = 32 * 1024 * 1024;
 	return (uint32_t)c;
 }

@@ -132,3 +132,17 @@ teardown() {
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"'sometimes' is not auto, always or never"* ]]
 }
+
+@test "a block device, with --journal elsewhere: equals aespipe's image" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root"
+	aespipe_enc "$IMG" "$TESTDIR/p_old" -e AES256
+	aespipe_enc "$TESTDIR/expect" "$TESTDIR/p_new" -e AES256
+	local dev
+	dev=$(/usr/sbin/losetup -f --show "$IMG") || skip "no free loop device"
+	run "$REENC" -e AES256 -p 3 "$dev" --new -e AES256 -p 4 --journal "$TESTDIR/j" \
+		3<"$TESTDIR/p_old" 4<"$TESTDIR/p_new"
+	/usr/sbin/losetup -d "$dev"
+	[ "$status" -eq 0 ]
+	[ -s "$TESTDIR/j" ]
+	cmp "$IMG" "$TESTDIR/expect"
+}
