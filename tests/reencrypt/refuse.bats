@@ -16,8 +16,9 @@ setup() {
 }
 
 teardown() {
-	# only the device this test attached, and only while it still holds our image
-	if [ -n "${OURDEV:-}" ] && "$UL_LOSETUP" -n -O BACK-FILE "$OURDEV" 2>/dev/null |
+	# only the device this test attached, and only while it still holds our
+	# image (our losetup names the image behind a FUSE-engine device too)
+	if [ -n "${OURDEV:-}" ] && "$LOSETUP" -l -n -O BACK-FILE "$OURDEV" 2>/dev/null |
 		grep -q "^$TESTDIR/"; then
 		"$LOSETUP" -d "$OURDEV" || true
 	fi
