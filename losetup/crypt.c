@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "losetup.h"
+#include "keyopts.h"
 
 bool crypt_requested(const struct crypt_opts *k)
 {
@@ -41,141 +42,6 @@ int list_ciphers(void)
 	for (i = 0; i < n; i++)
 		printf("%-16s %s\n", list[i].name, list[i].description);
 	return 0;
-}
-
-static void __attribute__((noreturn)) pass_error(int rc, const char *what)
-{
-	errno = -rc;
-	switch (rc) {
-	case -ENOTTY:
-		errx(EXIT_FAILURE, "no terminal to ask for the passphrase on; "
-		     "give it with --pass-fd");
-	case -EKEYREJECTED:
-		errx(EXIT_FAILURE, "%s", what);
-	case -E2BIG:
-		errx(EXIT_FAILURE, "%s: a passphrase line is too long", what);
-	case -ECANCELED:
-		errx(EXIT_FAILURE, "no passphrase given");
-	default:
-		err(EXIT_FAILURE, "%s", what);
-	}
-}
-
-/* The secret lines, from wherever the options say. Dies on failure. */
-static struct loop_pass *read_secret(const struct crypt_opts *k,
-				     const struct loop_cipher_spec *spec)
-{
-	struct loop_pass *pass = NULL, *gpgpass = NULL;
-	unsigned int lines = spec->format == LOOP_FORMAT_LOOPAES ?
-			     LOOP_PASS_MULTI_LINE : LOOP_PASS_ONE_LINE;
-	char what[64];
-	int rc;
-
-	if (k->cleartext) {
-		size_t len = 0;
-
-		rc = loop_pass_read_file(&pass, k->cleartext);
-		if (rc)
-			pass_error(rc, k->cleartext);
-		if (!loop_pass_count(pass) || !loop_pass_line(pass, 0, &len) || !len)
-			errx(EXIT_FAILURE, "%s: the key file holds no key", k->cleartext);
-		return pass;
-	}
-	if (k->gpgkey) {
-		/* the passphrase that unlocks the key file */
-		if (k->pass_fd >= 0)
-			rc = loop_pass_read_fd(&gpgpass, k->pass_fd, LOOP_PASS_ONE_LINE);
-		else
-			rc = loop_pass_read_tty(&gpgpass, "Password: ", 0);
-		if (rc)
-			pass_error(rc, "cannot read the gpg passphrase");
-		rc = loop_pass_from_gpg(&pass, k->gpgkey, k->gpghome, NULL, gpgpass);
-		loop_pass_free(gpgpass);
-		if (rc == -EKEYREJECTED)
-			errx(EXIT_FAILURE, "%s: gpg cannot decrypt the key file "
-			     "(wrong passphrase, or not a gpg file)", k->gpgkey);
-		if (rc == -EBADMSG)
-			errx(EXIT_FAILURE, "%s: the key file decrypts to nothing", k->gpgkey);
-		if (rc)
-			pass_error(rc, k->gpgkey);
-		return pass;
-	}
-	if (k->pass_fd >= 0) {
-		size_t len = 0;
-
-		rc = loop_pass_read_fd(&pass, k->pass_fd, lines);
-		snprintf(what, sizeof(what), "cannot read the passphrase from fd %d", k->pass_fd);
-		if (rc)
-			pass_error(rc, what);
-		/* the terminal refuses an empty entry; a fd that gives nothing
-		 * (an unset variable, a missing file) must not mean a zero key */
-		if ((!loop_pass_count(pass) || !loop_pass_line(pass, 0, &len) || !len) &&
-		    !k->allow_empty) {
-			loop_pass_free(pass);
-			errx(EXIT_FAILURE, "fd %d: empty passphrase "
-			     "(--allow-empty-passphrase accepts it)", k->pass_fd);
-		}
-		return pass;
-	}
-	rc = loop_pass_read_tty(&pass, "Password: ", k->verify);
-	if (rc == -EKEYREJECTED)
-		errx(EXIT_FAILURE, "the passphrases do not match");
-	if (rc)
-		pass_error(rc, "cannot read the passphrase");
-	return pass;
-}
-
-/*
- * loop-AES's "-H random": 65 fresh keys (multi-key v3) for a device whose
- * contents live only until it is detached, such as swap.  There is no
- * passphrase to ask for or to read.
- */
-static bool random_key(const struct crypt_opts *k)
-{
-	return k->phash && !strcasecmp(k->phash, "random");
-}
-
-static struct loop_key *derive(const struct crypt_opts *k, const struct loop_cipher_spec *spec,
-			       const struct loop_pass *pass)
-{
-	struct loop_key_params params = {
-		.hash = k->phash,
-		.seed = k->seed,
-		.iter_thousands = k->itercountk,
-		.allow_short = k->allow_short,
-	};
-	struct loop_key *key = NULL;
-	int rc = loop_key_derive(&key, spec, &params, pass);
-
-	switch (rc) {
-	case 0:
-		return key;
-	case -EKEYREJECTED:
-		errx(EXIT_FAILURE, "the passphrase is too short for %s "
-		     "(loop-AES wants %d characters; --allow-short-passphrase overrides)",
-		     spec->name, LOOP_PASS_MIN_LENGTH);
-	case -ERANGE:
-		errx(EXIT_FAILURE, "--itercountk %lu: too many iterations (at most %lu)",
-		     k->itercountk, LOOP_KEY_ITER_MAX);
-	case -EINVAL:
-		if (random_key(k))
-			errx(EXIT_FAILURE, "%s: -H random needs a loop-AES cipher "
-			     "with 16-byte blocks (it makes 65 keys, multi-key v3)",
-			     spec->name);
-		if (loop_pass_count(pass) > 1)
-			errx(EXIT_FAILURE, "%s: cannot use %zu key lines "
-			     "(loop-AES key files have 1, 64 or 65)", spec->name,
-			     loop_pass_count(pass));
-		if (k->phash && strchr(k->phash, ':'))
-			errx(EXIT_FAILURE, "%s: invalid hash '%s' (unknown, or hashes "
-			     "more than the %u-byte key)", spec->name, k->phash,
-			     spec->key_bytes);
-		errx(EXIT_FAILURE, "%s: invalid key parameters (hash '%s')", spec->name,
-		     k->phash ? k->phash : "default");
-	default:
-		errno = -rc;
-		err(EXIT_FAILURE, "cannot derive the key");
-	}
 }
 
 static void report_attach(int rc, enum loop_err_object who, struct loopdev *ld,
@@ -253,15 +119,9 @@ int create_encrypted(struct loopdev *ld, const struct create_opts *c,
 		errx(EXIT_FAILURE, "encryption options need --encryption (-e)");
 	if (k->engine && loop_engine_parse(k->engine, &kind))
 		errx(EXIT_FAILURE, "%s: unknown engine (kmod, xfer, dm, fuse or auto)", k->engine);
-	rc = loop_cipher_spec_parse(&spec, k->encryption, k->keybits,
-				    k->loopaes ? LOOP_SPEC_LOOPAES : 0);
+	rc = crypt_parse_spec(k, &spec, true);
 	if (rc == 1 && kind != LOOP_ENGINE_FUSE)	/* "-e none" */
 		return create_loop(ld, c);
-	if (rc == -ENOTSUP)
-		errx(EXIT_FAILURE, "%s: encryption type not supported by this build", k->encryption);
-	if (rc < 0)
-		errx(EXIT_FAILURE, "%s: unknown encryption type or key size "
-		     "(see --list-ciphers)", k->encryption);
 	if (c->offset % LOOP_SECTOR_SIZE)
 		errx(EXIT_FAILURE, "%s: the offset of an encrypted device must be a "
 		     "multiple of 512", c->file);
@@ -272,15 +132,15 @@ int create_encrypted(struct loopdev *ld, const struct create_opts *c,
 		/* "--engine fuse -e none": the daemon without a cipher, the
 		 * reference the benchmarks compare the cipher against */
 		key = NULL;
-	} else if (random_key(k)) {
+	} else if (crypt_random_key(k)) {
 		if (k->pass_fd >= 0 || k->gpgkey || k->cleartext || k->seed ||
 		    k->itercountk)
 			errx(EXIT_FAILURE, "-H random makes its own keys: it takes no "
 			     "passphrase, key file, seed or iteration count");
-		key = derive(k, &spec, NULL);
+		key = crypt_derive(k, &spec, NULL);
 	} else {
-		pass = read_secret(k, &spec);
-		key = derive(k, &spec, pass);
+		pass = crypt_read_secret(k, &spec, "Password: ", false);
+		key = crypt_derive(k, &spec, pass);
 		loop_pass_free(pass);
 	}
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "losetup.h"
+#include "keyopts.h"
 #include "options.h"
 
 struct cmdline {
@@ -101,18 +102,6 @@ static uint64_t size_or_die(const char *arg, const char *what)
 		return v;
 	errno = -rc;
 	err(EXIT_FAILURE, "%s: '%s'", what, arg);
-}
-
-static unsigned long ulong_or_die(const char *arg, const char *what)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(arg, &end, 0);
-	if (errno || end == arg || *end || *arg == '-')
-		errx(EXIT_FAILURE, "%s: '%s'", what, arg);
-	return v;
 }
 
 /*
@@ -237,54 +226,6 @@ static void parse_options(int argc, char **argv, struct cmdline *cl, struct loop
 			cl->create.sizelimit = size_or_die(optarg, "failed to parse size");
 			cl->has_sizelimit = true;
 			break;
-		case 'e':
-			cl->crypt.encryption = optarg;
-			break;
-		case 'k':
-			cl->crypt.keybits = (unsigned int)ulong_or_die(optarg, "invalid key size");
-			break;
-		case 'p':
-			cl->crypt.pass_fd = (int)ulong_or_die(optarg, "invalid passphrase file descriptor");
-			break;
-		case 'T':
-			cl->crypt.verify = true;
-			break;
-		case 'H':
-			cl->crypt.phash = optarg;
-			cl->crypt.loopaes = true;
-			break;
-		case 'K':
-			cl->crypt.gpgkey = optarg;
-			cl->crypt.loopaes = true;
-			break;
-		case 'G':
-			cl->crypt.gpghome = optarg;
-			cl->crypt.loopaes = true;
-			break;
-		case OPT_CLEARTEXT_KEYFILE:
-			cl->crypt.cleartext = optarg;
-			cl->crypt.loopaes = true;
-			break;
-		case 'S':
-			cl->crypt.seed = optarg;
-			cl->crypt.loopaes = true;
-			break;
-		case 'C':
-			cl->crypt.itercountk = ulong_or_die(optarg, "invalid iteration count");
-			if (cl->crypt.itercountk > LOOP_KEY_ITER_MAX)
-				errx(EXIT_FAILURE, "--itercountk %s: too many iterations (at most %lu)",
-				     optarg, LOOP_KEY_ITER_MAX);
-			cl->crypt.loopaes = true;
-			break;
-		case 'I':
-			cl->crypt.loinit = (int64_t)ulong_or_die(optarg, "invalid IV offset");
-			break;
-		case OPT_ALLOW_SHORT:
-			cl->crypt.allow_short = true;
-			break;
-		case OPT_ALLOW_EMPTY:
-			cl->crypt.allow_empty = true;
-			break;
 		case OPT_ENGINE:
 			cl->crypt.engine = optarg;
 			break;
@@ -303,7 +244,8 @@ static void parse_options(int argc, char **argv, struct cmdline *cl, struct loop
 			printf("%s from %s\n", program_invocation_short_name, PACKAGE_STRING);
 			exit(EXIT_SUCCESS);
 		default:
-			try_help();
+			if (!crypt_opt_parse(&cl->crypt, c, optarg))
+				try_help();
 		}
 	}
 }
@@ -495,8 +437,7 @@ int main(int argc, char **argv)
 	struct loopdev *ld;
 	int res;
 
-	cl.crypt.pass_fd = -1;
-	cl.crypt.loinit = -1;
+	crypt_opts_init(&cl.crypt);
 	setlocale(LC_ALL, "");
 	if (loopdev_new(&ld))
 		err(EXIT_FAILURE, "failed to initialize loopcxt");

@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The conversion loop. Write ordering, the invariant a resume relies on:
+ *
+ *   Before any sector of a chunk is written, the journal durably says
+ *   that every sector before the chunk holds new ciphertext and carries
+ *   a fingerprint of the old and of the new ciphertext of every sector
+ *   in the chunk. The journal moves past a chunk only after the chunk's
+ *   new ciphertext is durable. Sectors after the chunk are not written
+ *   before that.
+ *
+ * So after a crash each sector of the chunk in flight is old or new,
+ * and its fingerprint says which; a sector that is neither (torn by the
+ * device) stops the resume instead of being guessed at.
+ */
+#include "config.h"
+
+#include <err.h>
+#include <pthread.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+
+#include "journal.h"
+#include "luks2.h"
+#include "reencrypt.h"
+
+volatile sig_atomic_t reencrypt_stop;
+
+#define MAX_THREADS 8
+
+int new_encrypt(struct job *job, uint64_t sector, void *dst, const void *src, size_t n)
+{
+	if (job->luks2)
+		return luks2_encrypt(job->luks2, sector, dst, src, n);
+	return loop_xfer_encrypt(job->new.xfer, sector, dst, src, n);
+}
+
+int new_decrypt(struct job *job, uint64_t sector, void *dst, const void *src, size_t n)
+{
+	if (job->luks2)
+		return luks2_decrypt(job->luks2, sector, dst, src, n);
+	return loop_xfer_decrypt(job->new.xfer, sector, dst, src, n);
+}
+
+struct bufs {
+	uint8_t *cipher;	/* read from the image, then the new ciphertext */
+	uint8_t *plain;		/* the old plaintext, locked, wiped at the end */
+	uint8_t *check;		/* --verify: read back */
+	uint64_t *fp;
+	size_t size;
+};
+
+static int io_all(int fd, void *buf, size_t len, uint64_t off, bool write)
+{
+	uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n = write ? pwrite(fd, p, len, (off_t)off) : pread(fd, p, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return write ? -EIO : -ENODATA;
+		p += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+static int image_read(struct job *job, void *buf, size_t len, uint64_t pos)
+{
+	int rc = io_all(job->img_fd, buf, len, job->data_off + pos, false);
+
+	if (rc)
+		warnx("%s: cannot read at byte %llu: %s", job->image,
+		      (unsigned long long)(job->data_off + pos), strerror(-rc));
+	return rc;
+}
+
+/* write and make durable */
+static int image_write(struct job *job, const void *buf, size_t len, uint64_t pos)
+{
+	int rc = io_all(job->img_fd, (void *)buf, len, job->data_off + pos, true);
+
+	if (!rc && fdatasync(job->img_fd) < 0)
+		rc = -errno;
+	if (rc)
+		warnx("%s: cannot write at byte %llu: %s", job->image,
+		      (unsigned long long)(job->data_off + pos), strerror(-rc));
+	return rc;
+}
+
+/* write, and start the write-back without waiting for it */
+static int image_write_async(struct job *job, const void *buf, size_t len, uint64_t pos)
+{
+	int rc = io_all(job->img_fd, (void *)buf, len, job->data_off + pos, true);
+
+	if (rc) {
+		warnx("%s: cannot write at byte %llu: %s", job->image,
+		      (unsigned long long)(job->data_off + pos), strerror(-rc));
+		return rc;
+	}
+	/* a hint: durability comes from image_sync() alone */
+	sync_file_range(job->img_fd, (off_t)(job->data_off + pos), (off_t)len,
+			SYNC_FILE_RANGE_WRITE);
+	return 0;
+}
+
+static int image_sync(struct job *job)
+{
+	if (fdatasync(job->img_fd) == 0)
+		return 0;
+	warnx("%s: cannot sync: %s", job->image, strerror(errno));
+	return -errno;
+}
+
+/* --verify: read the chunk back from the device, not the page cache */
+static int verify_chunk(struct job *job, struct bufs *b, size_t len, uint64_t pos,
+			const uint8_t *skip)
+{
+	size_t i;
+	int rc;
+
+	posix_fadvise(job->img_fd, (off_t)(job->data_off + pos), (off_t)len, POSIX_FADV_DONTNEED);
+	rc = image_read(job, b->check, len, pos);
+	if (rc)
+		return rc;
+	rc = new_decrypt(job, pos / LOOP_SECTOR_SIZE, b->check, b->check,
+			       len / LOOP_SECTOR_SIZE);
+	if (rc)
+		return rc;
+	for (i = 0; i < len / LOOP_SECTOR_SIZE; i++) {
+		if (skip && skip[i])
+			continue;
+		if (memcmp(b->check + i * LOOP_SECTOR_SIZE, b->plain + i * LOOP_SECTOR_SIZE,
+			   LOOP_SECTOR_SIZE)) {
+			warnx("%s: verification failed: sector %llu does not decrypt to "
+			      "what it held", job->image,
+			      (unsigned long long)((job->data_off + pos) / LOOP_SECTOR_SIZE + i));
+			return -EIO;
+		}
+	}
+	return 0;
+}
+
+/* Finish the chunk a crash interrupted, sector by sector. */
+static int finish_inflight(struct job *job, struct journal *j, struct bufs *b)
+{
+	uint64_t pos = j->done;
+	size_t n = j->inflight, ns = n / LOOP_SECTOR_SIZE, i, todo = 0;
+	uint8_t *isnew = calloc(ns, 1);
+	int rc;
+
+	if (!isnew)
+		return -ENOMEM;
+	rc = image_read(job, b->cipher, n, pos);
+	for (i = 0; !rc && i < ns; i++) {
+		uint8_t *s = b->cipher + i * LOOP_SECTOR_SIZE;
+		uint64_t sector = pos / LOOP_SECTOR_SIZE + i, f = sector_fingerprint(s);
+
+		if (f == j->fp[2 * i + 1]) {
+			isnew[i] = 1;
+			continue;
+		}
+		if (f != j->fp[2 * i]) {
+			warnx("%s: sector %llu holds neither its old nor its new ciphertext "
+			      "(torn by the device); cannot resume safely", job->image,
+			      (unsigned long long)(job->data_off / LOOP_SECTOR_SIZE + sector));
+			rc = -EIO;
+			break;
+		}
+		rc = loop_xfer_decrypt(job->old.xfer, sector, b->plain + i * LOOP_SECTOR_SIZE, s, 1);
+		if (!rc)
+			rc = new_encrypt(job, sector, s,
+					       b->plain + i * LOOP_SECTOR_SIZE, 1);
+		if (!rc && sector_fingerprint(s) != j->fp[2 * i + 1]) {
+			warnx("%s: sector %llu does not re-encrypt to what the journal "
+			      "recorded; the keys differ from the first run", job->image,
+			      (unsigned long long)(job->data_off / LOOP_SECTOR_SIZE + sector));
+			rc = -EKEYREJECTED;
+		}
+		todo++;
+	}
+	if (!rc && todo)
+		rc = image_write(job, b->cipher, n, pos);
+	if (!rc && todo && job->verify)
+		rc = verify_chunk(job, b, n, pos, isnew);
+	free(isnew);
+	return rc;
+}
+
+/* One thread's share of a chunk: sectors [first, first + count). */
+struct slice {
+	struct job *job;
+	struct bufs *b;
+	uint64_t sector;	/* of the chunk's first sector */
+	size_t first, count;
+	int rc;
+	bool threaded;
+	pthread_t tid;
+};
+
+static void *crypt_slice(void *arg)
+{
+	struct slice *sl = arg;
+	struct bufs *b = sl->b;
+	uint8_t *c = b->cipher + sl->first * LOOP_SECTOR_SIZE;
+	uint8_t *p = b->plain + sl->first * LOOP_SECTOR_SIZE;
+	uint64_t s = sl->sector + sl->first;
+	size_t i;
+
+	for (i = 0; i < sl->count; i++)
+		b->fp[2 * (sl->first + i)] = sector_fingerprint(c + i * LOOP_SECTOR_SIZE);
+	sl->rc = loop_xfer_decrypt(sl->job->old.xfer, s, p, c, sl->count);
+	if (!sl->rc)
+		sl->rc = new_encrypt(sl->job, s, c, p, sl->count);
+	for (i = 0; !sl->rc && i < sl->count; i++)
+		b->fp[2 * (sl->first + i) + 1] = sector_fingerprint(c + i * LOOP_SECTOR_SIZE);
+	return NULL;
+}
+
+/*
+ * Fingerprint, decrypt, encrypt and fingerprint again the @ns sectors in
+ * b->cipher, split over the CPUs: the engines are safe to share between
+ * threads (the LUKS2 cipher handle is not, so it runs on one).
+ */
+static int crypt_chunk(struct job *job, struct bufs *b, uint64_t sector, size_t ns)
+{
+	struct slice sl[MAX_THREADS];
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t nt = job->luks2 || cpus < 2 ? 1 : (size_t)cpus, i, per;
+	int rc = 0;
+
+	if (nt > MAX_THREADS)
+		nt = MAX_THREADS;
+	/* slices of whole groups of 8 sectors, what the AES-NI path interleaves */
+	per = ((ns + nt - 1) / nt + 7) & ~(size_t)7;
+	for (i = 0; i < nt && i * per < ns; i++) {
+		sl[i] = (struct slice){ .job = job, .b = b, .sector = sector, .first = i * per,
+					.count = ns - i * per < per ? ns - i * per : per };
+		sl[i].threaded = i > 0 && !pthread_create(&sl[i].tid, NULL, crypt_slice, &sl[i]);
+	}
+	nt = i;
+	/* the first slice, and any a thread could not be started for, run here */
+	for (i = 0; i < nt; i++)
+		if (!sl[i].threaded)
+			crypt_slice(&sl[i]);
+	for (i = 0; i < nt; i++) {
+		if (sl[i].threaded)
+			pthread_join(sl[i].tid, NULL);
+		if (sl[i].rc && !rc)
+			rc = sl[i].rc;
+	}
+	return rc;
+}
+
+/*
+ * Convert one chunk. Its read and its crypto overlap the write-back of the
+ * chunk before (*pending): that one is made durable only now, right
+ * before the journal moves past it, which keeps the invariant above.
+ */
+static int convert_chunk(struct job *job, struct journal *j, struct bufs *b,
+			 uint64_t pos, size_t n, bool *pending)
+{
+	size_t ns = n / LOOP_SECTOR_SIZE;
+	uint64_t sector = pos / LOOP_SECTOR_SIZE;
+	int rc;
+
+	rc = image_read(job, b->cipher, n, pos);
+	if (!rc)
+		rc = crypt_chunk(job, b, sector, ns);
+	if (rc)
+		return rc;
+
+	if (*pending) {
+		rc = image_sync(job);
+		if (rc)
+			return rc;
+		*pending = false;
+	}
+	rc = journal_commit(j, pos, (uint32_t)n, b->fp);
+	if (rc) {
+		warnx("%s: cannot write the journal: %s", job->journal_path, strerror(-rc));
+		return rc;
+	}
+	rc = image_write_async(job, b->cipher, n, pos);
+	if (rc)
+		return rc;
+	if (!job->verify) {
+		*pending = true;
+		return 0;
+	}
+	rc = image_sync(job);
+	if (!rc)
+		rc = verify_chunk(job, b, n, pos, NULL);
+	return rc;
+}
+
+static int bufs_alloc(struct bufs *b, size_t chunk)
+{
+	memset(b, 0, sizeof(*b));
+	b->size = chunk;
+	b->cipher = aligned_alloc(4096, chunk);
+	b->plain = aligned_alloc(4096, chunk);
+	b->check = aligned_alloc(4096, chunk);
+	b->fp = calloc(2 * (chunk / LOOP_SECTOR_SIZE), sizeof(uint64_t));
+	if (!b->cipher || !b->plain || !b->check || !b->fp)
+		return -ENOMEM;
+	/* the plaintext is what the encryption protects: keep it off swap */
+	mlock(b->plain, chunk);
+	mlock(b->check, chunk);
+	return 0;
+}
+
+static void bufs_free(struct bufs *b)
+{
+	if (b->plain) {
+		explicit_bzero(b->plain, b->size);
+		munlock(b->plain, b->size);
+	}
+	if (b->check) {
+		explicit_bzero(b->check, b->size);
+		munlock(b->check, b->size);
+	}
+	free(b->cipher);
+	free(b->plain);
+	free(b->check);
+	free(b->fp);
+}
+
+int convert_run(struct job *job, struct journal *j)
+{
+	bool pending = false;
+	struct bufs b;
+	uint64_t pos;
+	int rc;
+
+	rc = bufs_alloc(&b, j->chunk);
+	if (rc)
+		goto out;
+	if (j->inflight) {
+		rc = finish_inflight(job, j, &b);
+		if (rc)
+			goto out;
+	}
+	pos = j->done + j->inflight;
+	progress_start(job->progress, job->data_len, pos);
+	while (pos < job->data_len) {
+		size_t n = job->data_len - pos < j->chunk ? job->data_len - pos : j->chunk;
+
+		if (reencrypt_stop) {
+			rc = -EINTR;
+			break;
+		}
+		rc = convert_chunk(job, j, &b, pos, n, &pending);
+		if (rc)
+			break;
+		pos += n;
+		progress_update(pos);
+	}
+	progress_end();
+	if (pending) {
+		int src = image_sync(job);
+
+		if (!rc)
+			rc = src;
+	}
+	if (!rc) {
+		rc = journal_commit(j, job->data_len, 0, NULL);
+		if (rc)
+			warnx("%s: cannot write the journal: %s", job->journal_path,
+			      strerror(-rc));
+	}
+out:
+	bufs_free(&b);
+	return rc;
+}

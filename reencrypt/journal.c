@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The journal of cryptoloop-reencrypt (layout in journal.h). Every field
+ * is little-endian on disk, and the header and each slot end with a
+ * SHA-256 of what precedes them.
+ */
+#include "config.h"
+
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <gcrypt.h>
+
+#include "journal.h"
+
+#define HEADER_MAGIC "CLREENC1"
+#define SLOT_MAGIC "CLRSLOT1"
+#define JOURNAL_VERSION 1
+#define SIDE_BYTES 80
+#define HEADER_USED 232
+#define SLOT_FIXED 32
+#define SHA_LEN 32
+
+static void put32(uint8_t *p, uint32_t v) { v = htole32(v); memcpy(p, &v, 4); }
+static void put64(uint8_t *p, uint64_t v) { v = htole64(v); memcpy(p, &v, 8); }
+static uint32_t get32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return le32toh(v); }
+static uint64_t get64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return le64toh(v); }
+
+static uint32_t slot_size_for(uint32_t chunk)
+{
+	uint32_t used = SLOT_FIXED + 16 * (chunk / LOOP_SECTOR_SIZE) + SHA_LEN;
+
+	return (used + 4095) & ~4095u;
+}
+
+int journal_key_check(const struct loop_key *key, const uint8_t *salt,
+		      uint32_t iter, uint8_t *out)
+{
+	unsigned int n = loop_key_count(key), sz = loop_key_size(key), i;
+	size_t len = (size_t)n * sz;
+	gpg_error_t ge;
+	uint8_t *buf;
+
+	/* the keys side by side, in locked memory, wiped after */
+	buf = malloc(len);
+	if (!buf)
+		return -ENOMEM;
+	if (mlock(buf, len) < 0) {
+		free(buf);
+		return -errno;
+	}
+	for (i = 0; i < n; i++)
+		memcpy(buf + (size_t)i * sz, loop_key_data(key, i), sz);
+	ge = gcry_kdf_derive(buf, len, GCRY_KDF_PBKDF2, GCRY_MD_SHA512, salt,
+			     JOURNAL_SALT_LEN, iter, JOURNAL_CHECK_LEN, out);
+	explicit_bzero(buf, len);
+	munlock(buf, len);
+	free(buf);
+	return ge ? -EINVAL : 0;
+}
+
+static void put_side(uint8_t *p, const struct journal_side *s)
+{
+	memcpy(p, s->cipher, sizeof(s->cipher));
+	put32(p + 32, s->key_count);
+	put32(p + 36, s->key_bits);
+	put64(p + 40, s->iv_offset);
+	memcpy(p + 48, s->check, JOURNAL_CHECK_LEN);
+}
+
+static void get_side(const uint8_t *p, struct journal_side *s)
+{
+	memcpy(s->cipher, p, sizeof(s->cipher));
+	s->cipher[sizeof(s->cipher) - 1] = '\0';
+	s->key_count = get32(p + 32);
+	s->key_bits = get32(p + 36);
+	s->iv_offset = get64(p + 40);
+	memcpy(s->check, p + 48, JOURNAL_CHECK_LEN);
+}
+
+static int pwrite_all(int fd, const void *buf, size_t len, off_t off)
+{
+	const uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EIO;
+		p += n;
+		len -= (size_t)n;
+		off += n;
+	}
+	return 0;
+}
+
+static int pread_all(int fd, void *buf, size_t len, off_t off)
+{
+	uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n = pread(fd, p, len, off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -ENODATA;
+		p += n;
+		len -= (size_t)n;
+		off += n;
+	}
+	return 0;
+}
+
+static int alloc_buffers(struct journal *j)
+{
+	j->slot_size = slot_size_for(j->chunk);
+	j->slot = calloc(1, j->slot_size);
+	j->fp = calloc(2 * (j->chunk / LOOP_SECTOR_SIZE), sizeof(uint64_t));
+	return j->slot && j->fp ? 0 : -ENOMEM;
+}
+
+static int sync_dir_of(const char *path)
+{
+	char *copy = strdup(path);
+	int fd, rc = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fsync(fd) < 0)
+		rc = -errno;
+	if (fd >= 0)
+		close(fd);
+	free(copy);
+	return rc;
+}
+
+static int lock_journal(int fd)
+{
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0)
+		return errno == EWOULDBLOCK ? -ENOLCK : -errno;
+	return 0;
+}
+
+int journal_create(struct journal *j, const char *path)
+{
+	uint8_t hdr[JOURNAL_HEADER_SIZE] = { 0 };
+	char tmp[PATH_MAX];
+	int fd, rc;
+
+	j->fd = -1;
+	if (access(path, F_OK) == 0)
+		return -EEXIST;
+	if (snprintf(tmp, sizeof(tmp), "%s.new", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	rc = alloc_buffers(j);
+	if (rc)
+		return rc;
+	fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	rc = lock_journal(fd);
+	if (rc)
+		goto fail_close;
+	/* all of its space now, so that ENOSPC comes before the image is touched */
+	rc = -posix_fallocate(fd, 0, JOURNAL_HEADER_SIZE + 2 * (off_t)j->slot_size);
+	if (rc)
+		goto fail_close;
+	/* and written once: a later slot write then changes no file system
+	 * metadata, so its fdatasync does not wait for a file system commit */
+	rc = pwrite_all(fd, j->slot, j->slot_size, JOURNAL_HEADER_SIZE);
+	if (!rc)
+		rc = pwrite_all(fd, j->slot, j->slot_size, JOURNAL_HEADER_SIZE + j->slot_size);
+	if (rc)
+		goto fail_close;
+
+	memcpy(hdr, HEADER_MAGIC, 8);
+	put32(hdr + 8, JOURNAL_VERSION);
+	put32(hdr + 12, j->chunk);
+	put64(hdr + 16, j->data_off);
+	put64(hdr + 24, j->data_len);
+	put32(hdr + 32, j->kdf_iter);
+	memcpy(hdr + 40, j->salt, JOURNAL_SALT_LEN);
+	put_side(hdr + 72, &j->old);
+	put_side(hdr + 72 + SIDE_BYTES, &j->new);
+	gcry_md_hash_buffer(GCRY_MD_SHA256, hdr + HEADER_USED, hdr, HEADER_USED);
+	rc = pwrite_all(fd, hdr, sizeof(hdr), 0);
+	if (!rc && fsync(fd) < 0)
+		rc = -errno;
+	if (rc)
+		goto fail_close;
+	if (rename(tmp, path) < 0) {
+		rc = -errno;
+		goto fail_close;
+	}
+	rc = sync_dir_of(path);
+	if (rc) {
+		close(fd);
+		return rc;
+	}
+	j->fd = fd;
+	j->seq = 0;
+	j->done = 0;
+	j->inflight = 0;
+	return 0;
+
+fail_close:
+	close(fd);
+	unlink(tmp);
+	return rc;
+}
+
+/* 1 when slot @idx is valid (and then loaded into @j), 0 when not. */
+static int load_slot(struct journal *j, int idx, uint64_t *seq)
+{
+	uint32_t nsect, used;
+	uint8_t sha[SHA_LEN];
+
+	if (pread_all(j->fd, j->slot, j->slot_size,
+		      JOURNAL_HEADER_SIZE + (off_t)idx * j->slot_size))
+		return 0;
+	if (memcmp(j->slot, SLOT_MAGIC, 8))
+		return 0;
+	nsect = get32(j->slot + 28);
+	if (nsect > j->chunk / LOOP_SECTOR_SIZE)
+		return 0;
+	used = SLOT_FIXED + 16 * nsect;
+	gcry_md_hash_buffer(GCRY_MD_SHA256, sha, j->slot, used);
+	if (memcmp(sha, j->slot + used, SHA_LEN))
+		return 0;
+	*seq = get64(j->slot + 8);
+	return 1;
+}
+
+static void use_slot(struct journal *j)
+{
+	uint32_t nsect = get32(j->slot + 28), i;
+
+	j->seq = get64(j->slot + 8);
+	j->done = get64(j->slot + 16);
+	j->inflight = get32(j->slot + 24);
+	for (i = 0; i < 2 * nsect; i++)
+		j->fp[i] = get64(j->slot + SLOT_FIXED + 8 * i);
+}
+
+int journal_open(struct journal *j, const char *path)
+{
+	uint8_t hdr[JOURNAL_HEADER_SIZE], sha[SHA_LEN];
+	uint64_t seq0 = 0, seq1 = 0;
+	int v0, v1, rc;
+
+	j->fd = open(path, O_RDWR | O_CLOEXEC);
+	if (j->fd < 0)
+		return -errno;
+	rc = lock_journal(j->fd);
+	if (rc)
+		goto fail;
+	rc = -EBADMSG;
+	if (pread_all(j->fd, hdr, sizeof(hdr), 0) || memcmp(hdr, HEADER_MAGIC, 8) ||
+	    get32(hdr + 8) != JOURNAL_VERSION)
+		goto fail;
+	gcry_md_hash_buffer(GCRY_MD_SHA256, sha, hdr, HEADER_USED);
+	if (memcmp(sha, hdr + HEADER_USED, SHA_LEN))
+		goto fail;
+	j->chunk = get32(hdr + 12);
+	j->data_off = get64(hdr + 16);
+	j->data_len = get64(hdr + 24);
+	j->kdf_iter = get32(hdr + 32);
+	memcpy(j->salt, hdr + 40, JOURNAL_SALT_LEN);
+	get_side(hdr + 72, &j->old);
+	get_side(hdr + 72 + SIDE_BYTES, &j->new);
+	if (!j->chunk || j->chunk % LOOP_SECTOR_SIZE || j->chunk > (64u << 20))
+		goto fail;
+	rc = alloc_buffers(j);
+	if (rc)
+		goto fail;
+
+	v1 = load_slot(j, 1, &seq1);
+	v0 = load_slot(j, 0, &seq0);
+	j->seq = 0;
+	j->done = 0;
+	j->inflight = 0;
+	if (v0 && (!v1 || seq0 > seq1)) {
+		use_slot(j);
+	} else if (v1) {
+		load_slot(j, 1, &seq1);
+		use_slot(j);
+	}
+	rc = -EBADMSG;
+	if (j->done > j->data_len || j->inflight > j->chunk ||
+	    j->done + j->inflight > j->data_len)
+		goto fail;
+	return 0;
+fail:
+	close(j->fd);
+	j->fd = -1;
+	return rc;
+}
+
+int journal_commit(struct journal *j, uint64_t done, uint32_t inflight,
+		   const uint64_t *fp)
+{
+	uint32_t nsect = inflight / LOOP_SECTOR_SIZE, used = SLOT_FIXED + 16 * nsect, i;
+	uint64_t seq = j->seq + 1;
+	int rc;
+
+	memset(j->slot, 0, j->slot_size);
+	memcpy(j->slot, SLOT_MAGIC, 8);
+	put64(j->slot + 8, seq);
+	put64(j->slot + 16, done);
+	put32(j->slot + 24, inflight);
+	put32(j->slot + 28, nsect);
+	for (i = 0; i < 2 * nsect; i++)
+		put64(j->slot + SLOT_FIXED + 8 * i, fp[i]);
+	gcry_md_hash_buffer(GCRY_MD_SHA256, j->slot + used, j->slot, used);
+	/* the slot the current state is not in: a torn write leaves it intact */
+	rc = pwrite_all(j->fd, j->slot, used + SHA_LEN,
+			JOURNAL_HEADER_SIZE + (off_t)(seq % 2) * j->slot_size);
+	if (!rc && fdatasync(j->fd) < 0)
+		rc = -errno;
+	if (rc)
+		return rc;
+	j->seq = seq;
+	j->done = done;
+	j->inflight = inflight;
+	if (fp != j->fp)
+		memcpy(j->fp, fp, 2 * (size_t)nsect * sizeof(uint64_t));
+	return 0;
+}
+
+void journal_close(struct journal *j)
+{
+	if (j->fd >= 0)
+		close(j->fd);
+	j->fd = -1;
+	free(j->slot);
+	free(j->fp);
+	j->slot = NULL;
+	j->fp = NULL;
+}

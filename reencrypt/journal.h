@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The journal of cryptoloop-reencrypt. It says how far the conversion
+ * has come, and it never holds a key or a passphrase: only the names of
+ * the formats, a salted slow check of each key, and fingerprints of the
+ * ciphertext of the chunk being written.
+ *
+ * Layout: a 4 KiB header, then two slots written alternately. A slot is
+ * valid when its checksum matches; the valid slot with the higher
+ * sequence number is the current one, so a torn slot write falls back to
+ * the previous slot, which is still true.
+ */
+#ifndef REENCRYPT_JOURNAL_H
+#define REENCRYPT_JOURNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "libloop.h"
+
+#define JOURNAL_SALT_LEN 32
+#define JOURNAL_CHECK_LEN 32
+#define JOURNAL_HEADER_SIZE 4096
+
+struct journal_side {
+	char cipher[32];	/* spec name */
+	uint32_t key_count;
+	uint32_t key_bits;
+	uint64_t iv_offset;
+	uint8_t check[JOURNAL_CHECK_LEN];
+};
+
+struct journal {
+	int fd;
+	/* header */
+	uint64_t data_off;
+	uint64_t data_len;
+	uint32_t chunk;
+	uint32_t kdf_iter;
+	uint8_t salt[JOURNAL_SALT_LEN];
+	struct journal_side old, new;
+	/* current slot */
+	uint64_t seq;
+	uint64_t done;		/* bytes from data_off that hold new data */
+	uint32_t inflight;	/* bytes after done being written, 0: none */
+	uint64_t *fp;		/* 2 per sector of the chunk: old, new */
+	/* slot buffer */
+	uint8_t *slot;
+	uint32_t slot_size;
+};
+
+/* The salted check of @key, slow on purpose (PBKDF2-SHA512). 0 or -errno. */
+int journal_key_check(const struct loop_key *key, const uint8_t *salt,
+		      uint32_t iter, uint8_t *out);
+
+/*
+ * Create the journal at @path atomically (written to PATH.new, synced,
+ * renamed, directory synced), its space allocated up front so that a full
+ * disk is found before the image is touched. @j's header fields are
+ * filled by the caller. Returns 0, -EEXIST, -ENOSPC or -errno.
+ */
+int journal_create(struct journal *j, const char *path);
+
+/*
+ * Open and read an existing journal. Returns 0, -ENOENT (none), -EBADMSG
+ * (damaged or not a journal), -ENOLCK (another run holds it) or -errno.
+ */
+int journal_open(struct journal *j, const char *path);
+
+/*
+ * Durably record: [0, done) holds new data, [done, done+inflight) is
+ * being written with these fingerprints (2 per sector). 0 or -errno.
+ */
+int journal_commit(struct journal *j, uint64_t done, uint32_t inflight,
+		   const uint64_t *fp);
+
+void journal_close(struct journal *j);
+
+#endif

@@ -1,0 +1,537 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cryptoloop-reencrypt: change the key or the format of an encrypted
+ * image in place, crash-safe, resumable.
+ *
+ *   cryptoloop-reencrypt [OLD KEY OPTIONS] IMAGE --new [NEW KEY OPTIONS]
+ *
+ * The key options are losetup's: the same table rows, the same parser
+ * (losetup/keyopts.c). Those before --new describe the image as it is,
+ * those after it what it becomes.
+ */
+#include "config.h"
+
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <gcrypt.h>
+
+#include "journal.h"
+#include "keyopts.h"
+#include "luks2.h"
+#include "options.h"
+#include "reencrypt.h"
+#include "session.h"
+
+enum {
+	OPT_NEW = 1000,
+	OPT_JOURNAL,
+	OPT_PROGRESS,
+	OPT_VERIFY,
+	OPT_GENERATE,
+	OPT_LUKS2,
+	OPT_HEADER,
+	OPT_CIPHER,
+};
+
+/* exit status when interrupted by a signal: run again to resume */
+#define EXIT_INTERRUPTED 3
+
+/* losetup's rows that are key options here */
+static const int key_codes[] = {
+	'e', 'k', 'p', 'T', 'H', 'K', 'G', OPT_CLEARTEXT_KEYFILE, 'S', 'C', 'I',
+	OPT_ALLOW_SHORT, 'o', OPT_SIZELIMIT,
+};
+
+static const struct opt_desc own_opts[] = {
+	{ "new",      no_argument,       OPT_NEW, NULL, "the key options after this describe the new format", SEC_COMMANDS },
+	{ "generate", no_argument,       OPT_GENERATE, NULL, "with --new -K <file>: create a new gpg key file of 65 random keys", SEC_COMMANDS },
+	{ "luks2",    no_argument,       OPT_LUKS2, NULL, "after --new: make the image the data of a LUKS2 volume", SEC_COMMANDS },
+	{ "header",   required_argument, OPT_HEADER, "<file>", "with --luks2: write the LUKS2 header to <file>", SEC_COMMANDS },
+	{ "cipher",   required_argument, OPT_CIPHER, "<spec>", "with --luks2: the cipher (default aes-xts-plain64)", SEC_COMMANDS },
+	{ "journal",  required_argument, OPT_JOURNAL, "<file>", "progress journal (default <image>.reencrypt)", SEC_COMMANDS },
+	{ "progress", required_argument, OPT_PROGRESS, "<when>", "auto (on a terminal), always or never", SEC_COMMANDS },
+	{ "verify",   no_argument,       OPT_VERIFY, NULL, "read back and compare every chunk as it goes", SEC_COMMANDS },
+	{ "help",     no_argument,       'h', NULL, "display this help", SEC_HELP },
+	{ "version",  no_argument,       'V', NULL, "display version", SEC_HELP },
+};
+
+#define NOWN (sizeof(own_opts) / sizeof(own_opts[0]))
+#define NKEY (sizeof(key_codes) / sizeof(key_codes[0]))
+
+struct cmdline {
+	struct job job;
+	const char *journal;
+	bool generate;
+	bool luks2;
+	const char *header;
+	const char *cipher;
+};
+
+static const struct opt_desc *key_row(int code)
+{
+	size_t i;
+
+	for (i = 0; i < opt_table_size; i++)
+		if (opt_table[i].val == code)
+			return &opt_table[i];
+	return NULL;
+}
+
+static const char *opt_name(int code)
+{
+	size_t i;
+
+	for (i = 0; i < NOWN; i++)
+		if (own_opts[i].val == code)
+			return own_opts[i].name;
+	return "?";
+}
+
+static void print_row(FILE *out, const struct opt_desc *o)
+{
+	char left[96];
+
+	if (o->val < 128)
+		snprintf(left, sizeof(left), " -%c, --%s%s%s", o->val, o->name,
+			 o->arg ? " " : "", o->arg ? o->arg : "");
+	else
+		snprintf(left, sizeof(left), "     --%s%s%s", o->name,
+			 o->arg ? " " : "", o->arg ? o->arg : "");
+	if (strlen(left) >= 31)
+		fprintf(out, "%s\n%-31s%s\n", left, "", o->help);
+	else
+		fprintf(out, "%-31s%s\n", left, o->help);
+}
+
+static void __attribute__((noreturn)) usage(void)
+{
+	size_t i;
+
+	printf("\nUsage:\n"
+	       " %1$s [old key options] <image> --new [new key options]\n"
+	       " %1$s [old key options] <image> --new --luks2 --header <file> [--cipher <spec>]\n"
+	       "\nRe-encrypt an encrypted loop image in place, with a new key or in a new\n"
+	       "format. Safe against crashes: run the same command again to resume.\n"
+	       "\nOptions:\n", program_invocation_short_name);
+	for (i = 0; i < NOWN; i++)
+		if (own_opts[i].section == SEC_COMMANDS)
+			print_row(stdout, &own_opts[i]);
+	printf("\nKey options (losetup's; before --new for the image as it is, after\n"
+	       "--new for what it becomes):\n");
+	for (i = 0; i < NKEY; i++)
+		print_row(stdout, key_row(key_codes[i]));
+	printf("\n");
+	for (i = 0; i < NOWN; i++)
+		if (own_opts[i].section == SEC_HELP)
+			print_row(stdout, &own_opts[i]);
+	printf("\nFor more details see cryptoloop-reencrypt(8).\n");
+	exit(EXIT_SUCCESS);
+}
+
+static void __attribute__((noreturn)) try_help(void)
+{
+	fprintf(stderr, "Try '%s --help' for more information.\n", program_invocation_short_name);
+	exit(EXIT_FAILURE);
+}
+
+static void build_getopt(struct option *lo, char *so)
+{
+	const struct opt_desc *rows[NKEY + NOWN];
+	size_t i, n = 0;
+
+	for (i = 0; i < NKEY; i++)
+		rows[n++] = key_row(key_codes[i]);
+	for (i = 0; i < NOWN; i++)
+		rows[n++] = &own_opts[i];
+	for (i = 0; i < n; i++) {
+		lo[i] = (struct option){ rows[i]->name, rows[i]->has_arg, NULL, rows[i]->val };
+		if (rows[i]->val < 128) {
+			*so++ = (char)rows[i]->val;
+			if (rows[i]->has_arg == required_argument)
+				*so++ = ':';
+		}
+	}
+	lo[n] = (struct option){ NULL, 0, NULL, 0 };
+	*so = '\0';
+}
+
+static uint64_t size_or_die(const char *arg, const char *what)
+{
+	uint64_t v;
+	int rc = loop_parse_size(arg, &v);
+
+	if (rc == 0)
+		return v;
+	errno = -rc;
+	err(EXIT_FAILURE, "%s: '%s'", what, arg);
+}
+
+/* One half of the command line: before --new (@s old) or after it. */
+static void parse_half(int argc, char **argv, struct cmdline *cl, struct side *s,
+		       bool is_new)
+{
+	struct option lo[NKEY + NOWN + 1];
+	char so[3 * (NKEY + NOWN) + 2];
+	int c;
+
+	build_getopt(lo, so);
+	optind = 0;
+	while ((c = getopt_long(argc, argv, so, lo, NULL)) != -1) {
+		if (crypt_opt_parse(&s->k, c, optarg))
+			continue;
+		switch (c) {
+		case 'o':
+			s->offset = size_or_die(optarg, "failed to parse offset");
+			s->has_offset = true;
+			break;
+		case OPT_SIZELIMIT:
+			s->sizelimit = size_or_die(optarg, "failed to parse size");
+			s->has_sizelimit = true;
+			break;
+		case OPT_NEW:
+			errx(EXIT_FAILURE, "--new given twice");
+		case OPT_GENERATE:
+			if (!is_new)
+				errx(EXIT_FAILURE, "--generate belongs after --new");
+			cl->generate = true;
+			break;
+		case OPT_LUKS2:
+		case OPT_HEADER:
+		case OPT_CIPHER:
+			if (!is_new)
+				errx(EXIT_FAILURE, "--%s belongs after --new", opt_name(c));
+			if (c == OPT_LUKS2)
+				cl->luks2 = true;
+			else if (c == OPT_HEADER)
+				cl->header = optarg;
+			else
+				cl->cipher = optarg;
+			break;
+		case OPT_JOURNAL:
+			cl->journal = optarg;
+			break;
+		case OPT_PROGRESS:
+			if (!strcmp(optarg, "auto"))
+				cl->job.progress = PROGRESS_AUTO;
+			else if (!strcmp(optarg, "always"))
+				cl->job.progress = PROGRESS_ALWAYS;
+			else if (!strcmp(optarg, "never"))
+				cl->job.progress = PROGRESS_NEVER;
+			else
+				errx(EXIT_FAILURE, "--progress: '%s' is not auto, always or never", optarg);
+			break;
+		case OPT_VERIFY:
+			cl->job.verify = true;
+			break;
+		case 'h':
+			usage();
+		case 'V':
+			printf("%s from %s\n", program_invocation_short_name, PACKAGE_STRING);
+			exit(EXIT_SUCCESS);
+		default:
+			try_help();
+		}
+	}
+	if (!is_new) {
+		if (optind >= argc) {
+			warnx("no image given");
+			try_help();
+		}
+		cl->job.image = argv[optind++];
+	}
+	if (optind < argc) {
+		warnx("unexpected argument '%s'", argv[optind]);
+		try_help();
+	}
+}
+
+static void parse_cmdline(int argc, char **argv, struct cmdline *cl)
+{
+	int i, split = -1;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			usage();
+		if (!strcmp(argv[i], "-V") || !strcmp(argv[i], "--version")) {
+			printf("%s from %s\n", program_invocation_short_name, PACKAGE_STRING);
+			exit(EXIT_SUCCESS);
+		}
+		if (split < 0 && !strcmp(argv[i], "--new"))
+			split = i;
+	}
+	if (split < 0) {
+		warnx("--new is missing: the options after it describe the new format");
+		try_help();
+	}
+	parse_half(split, argv, cl, &cl->job.old, false);
+	/* argv[split] ("--new") stands in for argv[0] */
+	parse_half(argc - split, argv + split, cl, &cl->job.new, true);
+}
+
+static void gcrypt_init(void)
+{
+	if (gcry_control(GCRYCTL_INITIALIZATION_FINISHED_P))
+		return;
+	if (!gcry_check_version("1.8.0"))
+		errx(EXIT_FAILURE, "libgcrypt is too old");
+	gcry_control(GCRYCTL_DISABLE_SECMEM_WARN, 0);
+	gcry_control(GCRYCTL_INIT_SECMEM, 65536, 0);
+	gcry_control(GCRYCTL_AUTO_EXPAND_SECMEM, 1 << 20, 0);
+	gcry_control(GCRYCTL_INITIALIZATION_FINISHED, 0);
+}
+
+static void open_image(struct cmdline *cl)
+{
+	struct job *job = &cl->job;
+	char who[PATH_MAX + 64];
+	struct stat st;
+	uint64_t total;
+	int rc;
+
+	if (stat(job->image, &st) < 0)
+		err(EXIT_FAILURE, "%s", job->image);
+	job->is_blockdev = S_ISBLK(st.st_mode);
+	if (!job->is_blockdev && !S_ISREG(st.st_mode))
+		errx(EXIT_FAILURE, "%s: not a regular file or a block device", job->image);
+	/* O_EXCL on a block device: the kernel refuses it while mounted or held */
+	job->img_fd = open(job->image, O_RDWR | O_CLOEXEC | (job->is_blockdev ? O_EXCL : 0));
+	if (job->img_fd < 0 && errno == EBUSY)
+		errx(EXIT_FAILURE, "%s: in use (mounted or held by another device); "
+		     "nothing was written", job->image);
+	if (job->img_fd < 0)
+		err(EXIT_FAILURE, "%s: cannot open for writing", job->image);
+
+	rc = image_in_use(job->image, job->img_fd, who, sizeof(who));
+	if (rc == -EBUSY)
+		errx(EXIT_FAILURE, "%s: in use by %s; detach it first (nothing was written)",
+		     job->image, who);
+
+	if (job->new.has_offset && job->new.offset != job->old.offset)
+		errx(EXIT_FAILURE, "%s: the new offset must be the old one (%llu); the data "
+		     "does not move", job->image, (unsigned long long)job->old.offset);
+	if (job->new.has_sizelimit && job->new.sizelimit != job->old.sizelimit)
+		errx(EXIT_FAILURE, "%s: the new --sizelimit must be the old one", job->image);
+	job->new.offset = job->old.offset;
+	job->new.sizelimit = job->old.sizelimit;
+
+	rc = image_data_range(job, &total);
+	if (rc == -EINVAL && job->old.offset % LOOP_SECTOR_SIZE)
+		errx(EXIT_FAILURE, "%s: the offset %llu is not a multiple of 512", job->image,
+		     (unsigned long long)job->old.offset);
+	if (rc == -EINVAL)
+		errx(EXIT_FAILURE, "%s: misaligned: the data after the offset is %llu bytes, "
+		     "not a whole number of 512-byte sectors; nothing was written", job->image,
+		     (unsigned long long)(job->old.sizelimit && job->old.sizelimit <
+					  total - job->old.offset ?
+					  job->old.sizelimit : total - job->old.offset));
+	if (rc == -ERANGE)
+		errx(EXIT_FAILURE, "%s: too small: no whole 512-byte sector after the offset "
+		     "(%llu bytes in all); nothing was written", job->image,
+		     (unsigned long long)total);
+	if (rc) {
+		errno = -rc;
+		err(EXIT_FAILURE, "%s: cannot get its size", job->image);
+	}
+	job->chunk = chunk_size_for(job->data_len);
+
+	if (cl->journal) {
+		job->journal_path = strdup(cl->journal);
+	} else if (job->is_blockdev) {
+		errx(EXIT_FAILURE, "%s: a block device needs --journal <file> "
+		     "(on another device)", job->image);
+	} else if (asprintf(&job->journal_path, "%s.reencrypt", job->image) < 0) {
+		job->journal_path = NULL;
+	}
+	if (!job->journal_path)
+		err(EXIT_FAILURE, "cannot allocate memory");
+}
+
+/* --new -K FILE --generate: make the key file (unless resuming with it) */
+static struct loop_pass *generated_keys(struct cmdline *cl, bool resuming)
+{
+	struct side *s = &cl->job.new;
+	struct loop_pass *gpgpass = NULL, *pass = NULL;
+	int rc;
+
+	if (!s->k.gpgkey)
+		errx(EXIT_FAILURE, "--generate needs --new -K <file>");
+	if (access(s->k.gpgkey, F_OK) == 0 && !resuming)
+		errx(EXIT_FAILURE, "%s: exists; --generate never replaces a key file",
+		     s->k.gpgkey);
+	if (s->k.pass_fd >= 0)
+		rc = loop_pass_read_fd(&gpgpass, s->k.pass_fd, LOOP_PASS_ONE_LINE);
+	else
+		rc = loop_pass_read_tty(&gpgpass, resuming ? "Key file password: " :
+					"New key file password: ", !resuming);
+	if (rc == -EKEYREJECTED)
+		errx(EXIT_FAILURE, "the passphrases do not match");
+	if (rc) {
+		errno = -rc;
+		err(EXIT_FAILURE, "cannot read the passphrase for %s", s->k.gpgkey);
+	}
+	if (!resuming) {
+		rc = genkey_write(s->k.gpgkey, s->k.gpghome, gpgpass);
+		if (rc) {
+			loop_pass_free(gpgpass);
+			errno = -rc;
+			err(EXIT_FAILURE, "%s: cannot create the key file with gpg", s->k.gpgkey);
+		}
+	}
+	rc = loop_pass_from_gpg(&pass, s->k.gpgkey, s->k.gpghome, NULL, gpgpass);
+	loop_pass_free(gpgpass);
+	if (rc) {
+		errno = -rc;
+		err(EXIT_FAILURE, "%s: cannot read the key file back", s->k.gpgkey);
+	}
+	return pass;
+}
+
+/* --luks2: the new passphrase opens (or gets) the header's keyslot */
+static void luks2_keys(struct cmdline *cl)
+{
+	struct job *job = &cl->job;
+	struct side *s = &job->new;
+	struct loop_pass *pass = NULL;
+	bool resuming = session_exists(job);
+	int rc;
+
+	if (s->k.encryption || s->k.gpgkey || s->k.cleartext || s->k.phash || s->k.seed)
+		errx(EXIT_FAILURE, "--luks2 takes only -p or -T for its passphrase; "
+		     "the cipher is --cipher");
+	if (s->k.pass_fd >= 0)
+		rc = loop_pass_read_fd(&pass, s->k.pass_fd, LOOP_PASS_ONE_LINE);
+	else
+		rc = loop_pass_read_tty(&pass, "New LUKS2 password: ", !resuming);
+	if (rc == -EKEYREJECTED)
+		errx(EXIT_FAILURE, "the passphrases do not match");
+	if (rc) {
+		errno = -rc;
+		err(EXIT_FAILURE, "cannot read the LUKS2 passphrase");
+	}
+	job->luks2 = luks2_open(cl->header, job->image, cl->cipher, job->data_off, pass,
+				resuming, &s->key, s->spec.name, sizeof(s->spec.name));
+	loop_pass_free(pass);
+	s->iv_offset = 0;
+}
+
+static void make_keys(struct cmdline *cl)
+{
+	struct job *job = &cl->job;
+	struct side *sides[2] = { &job->old, &job->new };
+	struct loop_pass *pass;
+	int i, rc;
+
+	for (i = 0; i < 2; i++) {
+		struct side *s = sides[i];
+
+		if (i == 1 && cl->luks2) {
+			luks2_keys(cl);
+			continue;
+		}
+		if (!s->k.encryption)
+			errx(EXIT_FAILURE, "the %s format needs -e <cipher>%s", i ? "new" : "old",
+			     i ? " after --new" : "");
+		crypt_parse_spec(&s->k, &s->spec, false);
+		if (i == 1 && cl->generate)
+			pass = generated_keys(cl, session_exists(job));
+		else
+			pass = crypt_read_secret(&s->k, &s->spec, i ? "New password: " :
+						 "Old password: ", i == 1);
+		s->key = crypt_derive(&s->k, &s->spec, pass);
+		loop_pass_free(pass);
+		s->iv_offset = loop_xfer_iv_offset(s->offset, s->k.loinit);
+		rc = loop_xfer_new(&s->xfer, &s->spec, s->key, s->iv_offset);
+		if (rc) {
+			errno = -rc;
+			err(EXIT_FAILURE, "%s: cannot set up the %s cipher", s->spec.name,
+			    i ? "new" : "old");
+		}
+	}
+}
+
+static void check_luks2_options(struct cmdline *cl)
+{
+	if (!cl->luks2 && (cl->header || cl->cipher))
+		errx(EXIT_FAILURE, "--header and --cipher go with --luks2");
+	if (cl->luks2 && cl->generate)
+		errx(EXIT_FAILURE, "--generate makes loop-AES key files, not LUKS2 keys");
+	if (cl->luks2 && !cl->header)
+		errx(EXIT_FAILURE, "--luks2 needs --header <file>: this version does not move "
+		     "the data to make room for the header inside the image");
+	if (cl->luks2 && cl->job.old.has_sizelimit)
+		errx(EXIT_FAILURE, "--luks2: the data runs to the end of the image, so "
+		     "--sizelimit cannot be used");
+}
+
+static void on_signal(int sig)
+{
+	reencrypt_stop = sig;
+}
+
+int main(int argc, char **argv)
+{
+	struct cmdline cl;
+	struct journal j;
+	struct sigaction sa;
+	int rc;
+
+	memset(&cl, 0, sizeof(cl));
+	crypt_opts_init(&cl.job.old.k);
+	crypt_opts_init(&cl.job.new.k);
+	cl.job.img_fd = -1;
+	gcrypt_init();
+	parse_cmdline(argc, argv, &cl);
+	check_luks2_options(&cl);
+	open_image(&cl);
+	make_keys(&cl);
+
+	switch (session_open(&cl.job, &j)) {
+	case SESSION_COMPLETE:
+		fprintf(stderr, "%s: already re-encrypted; the journal %s records it "
+			"(remove it before another conversion)\n", cl.job.image,
+			cl.job.journal_path);
+		return EXIT_SUCCESS;
+	case SESSION_RESUMED:
+		if (cl.job.progress != PROGRESS_NEVER && isatty(STDERR_FILENO))
+			fprintf(stderr, "%s: resuming at %llu of %llu bytes\n", cl.job.image,
+				(unsigned long long)j.done, (unsigned long long)cl.job.data_len);
+		break;
+	case SESSION_STARTED:
+		break;
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+
+	rc = convert_run(&cl.job, &j);
+	journal_close(&j);
+	luks2_close(cl.job.luks2);
+	loop_xfer_free(cl.job.old.xfer);
+	loop_xfer_free(cl.job.new.xfer);
+	loop_key_free(cl.job.old.key);
+	loop_key_free(cl.job.new.key);
+	if (rc == -EINTR) {
+		fprintf(stderr, "%s: interrupted; run the same command again to resume\n",
+			cl.job.image);
+		return EXIT_INTERRUPTED;
+	}
+	if (rc)
+		return EXIT_FAILURE;
+	if (isatty(STDERR_FILENO) && cl.job.progress != PROGRESS_NEVER)
+		fprintf(stderr, "%s: done; the journal %s now records that (remove it)\n",
+			cl.job.image, cl.job.journal_path);
+	close(cl.job.img_fd);
+	free(cl.job.journal_path);
+	return EXIT_SUCCESS;
+}

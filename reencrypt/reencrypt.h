@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Shared state of cryptoloop-reencrypt. */
+#ifndef REENCRYPT_H
+#define REENCRYPT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <signal.h>
+#include <sys/types.h>
+
+#include "libloop.h"
+#include "losetup.h"
+
+/* One side of the conversion: how the image is encrypted before or after. */
+struct side {
+	struct crypt_opts k;
+	uint64_t offset;
+	uint64_t sizelimit;
+	bool has_offset;
+	bool has_sizelimit;
+	struct loop_cipher_spec spec;
+	struct loop_key *key;
+	struct loop_xfer *xfer;
+	uint64_t iv_offset;
+};
+
+struct luks2_target;
+
+enum progress_mode { PROGRESS_AUTO, PROGRESS_ALWAYS, PROGRESS_NEVER };
+
+struct job {
+	const char *image;
+	char *journal_path;
+	int img_fd;
+	bool is_blockdev;
+	uint64_t data_off;	/* where the encrypted data starts, bytes */
+	uint64_t data_len;	/* how much of it is re-encrypted, bytes */
+	uint32_t chunk;		/* bytes per journal step */
+	enum progress_mode progress;
+	bool verify;
+	struct side old, new;
+	/* --luks2: the new side is a LUKS2 data area, not a loop format */
+	struct luks2_target *luks2;
+};
+
+/* the new side's cipher, whichever kind it is */
+int new_encrypt(struct job *job, uint64_t sector, void *dst, const void *src, size_t n);
+int new_decrypt(struct job *job, uint64_t sector, void *dst, const void *src, size_t n);
+
+/* busy.c: 0 when nothing uses the image, else -EBUSY with @who filled */
+int image_in_use(const char *image, int fd, char *who, size_t whosz);
+
+/* sizes.c: the data range to convert, and the chunk size for it */
+int image_data_range(struct job *job, uint64_t *total_size);
+uint32_t chunk_size_for(uint64_t data_len);
+
+/* genkey.c: write a new gpg key file of 65 random lines (loop-AES) */
+int genkey_write(const char *path, const char *gpghome,
+		 const struct loop_pass *gpgpass);
+
+/* convert.c: run (or resume) the conversion; 0 or exits with a message */
+struct journal;
+int convert_run(struct job *job, struct journal *j);
+extern volatile sig_atomic_t reencrypt_stop;
+
+/* progress.c */
+void progress_start(enum progress_mode mode, uint64_t total, uint64_t done);
+void progress_update(uint64_t done);
+void progress_end(void);
+
+/* hash64.c: a fast 64-bit fingerprint of one 512-byte sector */
+uint64_t sector_fingerprint(const void *sector);
+
+#endif

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Start a journal, or pick one up: a resume must be the same conversion
+ * (same range, same formats) with the same keys, and that is checked
+ * before anything is written.
+ */
+#include "config.h"
+
+#include <err.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <sys/random.h>
+
+#include "journal.h"
+#include "reencrypt.h"
+#include "session.h"
+
+/*
+ * PBKDF2-SHA512 rounds of the key check. The image itself lets anyone
+ * test a guessed key with one decryption of a sector whose plaintext is
+ * predictable; the check must cost more than that per guess, and it is
+ * paid twice on every start.
+ */
+#define KEY_CHECK_ROUNDS 20000
+
+static void side_record(struct journal_side *js, const struct side *s)
+{
+	memset(js, 0, sizeof(*js));
+	snprintf(js->cipher, sizeof(js->cipher), "%s", s->spec.name);
+	js->key_count = loop_key_count(s->key);
+	js->key_bits = loop_key_size(s->key) * 8;
+	js->iv_offset = s->iv_offset;
+}
+
+static void check_key(const struct job *job, const struct journal *j,
+		      const struct side *s, const struct journal_side *js, const char *which)
+{
+	uint8_t check[JOURNAL_CHECK_LEN];
+	int rc = journal_key_check(s->key, j->salt, j->kdf_iter, check);
+
+	if (rc) {
+		errno = -rc;
+		err(EXIT_FAILURE, "cannot compute the key check");
+	}
+	if (memcmp(check, js->check, sizeof(check)))
+		errx(EXIT_FAILURE, "%s: the %s key is not the one this conversion was "
+		     "started with (journal %s); nothing was written", job->image, which,
+		     job->journal_path);
+}
+
+static void same_side(const struct job *job, const struct journal_side *now,
+		      const struct journal_side *then, const char *which)
+{
+	if (strcmp(now->cipher, then->cipher) || now->key_count != then->key_count ||
+	    now->key_bits != then->key_bits || now->iv_offset != then->iv_offset)
+		errx(EXIT_FAILURE, "%s: the journal %s was started with another %s format "
+		     "(%s, %u key(s) of %u bits, IV offset %llu); give the same options",
+		     job->image, job->journal_path, which, then->cipher, then->key_count,
+		     then->key_bits, (unsigned long long)then->iv_offset);
+}
+
+static enum session_state resume(struct job *job, struct journal *j)
+{
+	struct journal_side now;
+
+	if (j->data_off != job->data_off || j->data_len != job->data_len)
+		errx(EXIT_FAILURE, "%s: the journal %s is for bytes %llu..%llu, not "
+		     "%llu..%llu of this image", job->image, job->journal_path,
+		     (unsigned long long)j->data_off,
+		     (unsigned long long)(j->data_off + j->data_len),
+		     (unsigned long long)job->data_off,
+		     (unsigned long long)(job->data_off + job->data_len));
+	side_record(&now, &job->old);
+	same_side(job, &now, &j->old, "old");
+	side_record(&now, &job->new);
+	same_side(job, &now, &j->new, "new");
+	check_key(job, j, &job->old, &j->old, "old");
+	check_key(job, j, &job->new, &j->new, "new");
+	job->chunk = j->chunk;
+	if (j->done == j->data_len && !j->inflight)
+		return SESSION_COMPLETE;
+	return SESSION_RESUMED;
+}
+
+static enum session_state start(struct job *job, struct journal *j)
+{
+	int rc;
+
+	memset(j, 0, sizeof(*j));
+	j->fd = -1;
+	j->data_off = job->data_off;
+	j->data_len = job->data_len;
+	j->chunk = job->chunk;
+	j->kdf_iter = KEY_CHECK_ROUNDS;
+	if (getrandom(j->salt, sizeof(j->salt), 0) != (ssize_t)sizeof(j->salt))
+		err(EXIT_FAILURE, "cannot get random bytes for the journal's salt");
+	side_record(&j->old, &job->old);
+	side_record(&j->new, &job->new);
+	rc = journal_key_check(job->old.key, j->salt, j->kdf_iter, j->old.check);
+	if (!rc)
+		rc = journal_key_check(job->new.key, j->salt, j->kdf_iter, j->new.check);
+	if (rc) {
+		errno = -rc;
+		err(EXIT_FAILURE, "cannot compute the key check");
+	}
+	rc = journal_create(j, job->journal_path);
+	if (rc == -ENOSPC)
+		errx(EXIT_FAILURE, "%s: no space for the journal; the image was not touched",
+		     job->journal_path);
+	if (rc) {
+		errno = -rc;
+		err(EXIT_FAILURE, "%s: cannot create the journal", job->journal_path);
+	}
+	return SESSION_STARTED;
+}
+
+enum session_state session_open(struct job *job, struct journal *j)
+{
+	int rc;
+
+	memset(j, 0, sizeof(*j));
+	rc = journal_open(j, job->journal_path);
+	switch (rc) {
+	case 0:
+		return resume(job, j);
+	case -ENOENT:
+		return start(job, j);
+	case -ENOLCK:
+		errx(EXIT_FAILURE, "%s: another cryptoloop-reencrypt is using the journal %s",
+		     job->image, job->journal_path);
+	case -EBADMSG:
+		errx(EXIT_FAILURE, "%s: damaged, or not a cryptoloop-reencrypt journal",
+		     job->journal_path);
+	default:
+		errno = -rc;
+		err(EXIT_FAILURE, "%s: cannot open the journal", job->journal_path);
+	}
+}
+
+bool session_exists(const struct job *job)
+{
+	return access(job->journal_path, F_OK) == 0;
+}

@@ -1,0 +1,62 @@
+# Shared by the cryptoloop-reencrypt tests. Reference images come from
+# aespipe (loop-AES's own tool), never from our code. Passphrases and
+# keys go through fds, never argv or the environment.
+
+: "${top_builddir:=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}"
+: "${top_srcdir:=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}"
+REENC="$top_builddir/reencrypt/cryptoloop-reencrypt"
+# the binary behind libtool's wrapper script: the crash tests start it
+# hundreds of times, and the wrapper costs more than the run
+if [ -x "$top_builddir/reencrypt/.libs/cryptoloop-reencrypt" ]; then
+	REENC="$top_builddir/reencrypt/.libs/cryptoloop-reencrypt"
+	export LD_LIBRARY_PATH="$top_builddir/libloop/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+IOFAULT="$top_builddir/tests/reencrypt/.libs/libiofault.so"
+KEYS="$top_srcdir/tests/kat/pass"
+
+PASS_OLD="old passphrase of the image"
+PASS_NEW="a brand new passphrase, longer"
+
+reenc_setup() {
+	command -v aespipe >/dev/null || skip "needs aespipe"
+	TESTDIR=$(mktemp -d "${BATS_TMPDIR:-/tmp}/cryptoloop-reenc.XXXXXX")
+	printf '%s\n' "$PASS_OLD" > "$TESTDIR/p_old"
+	printf '%s\n' "$PASS_NEW" > "$TESTDIR/p_new"
+	IMG="$TESTDIR/img"
+}
+
+reenc_teardown() {
+	[ -z "${TESTDIR:-}" ] || rm -rf "$TESTDIR"
+}
+
+# plain FILE SIZE: random plaintext
+plain() {
+	head -c "$2" /dev/urandom > "$1"
+}
+
+# aespipe_enc OUT PASSFILE ARGS...: encrypt $TESTDIR/plain with aespipe
+aespipe_enc() {
+	local out=$1 pf=$2
+	shift 2
+	aespipe "$@" -p 3 3<"$pf" < "$TESTDIR/plain" > "$out"
+}
+
+# a private gpg home for key files; its agent is stopped in teardown
+gpg_home() {
+	GNUPGHOME_T="$TESTDIR/gnupg"
+	mkdir -m 700 "$GNUPGHOME_T"
+}
+
+gpg_stop() {
+	[ -z "${GNUPGHOME_T:-}" ] || gpgconf --homedir "$GNUPGHOME_T" --kill all 2>/dev/null || true
+}
+
+# hex of the bytes of FILE, one line
+hex_of() {
+	od -An -v -tx1 "$1" | tr -d ' \n'
+}
+
+fail() {
+	echo "$@" >&2
+	return 1
+}

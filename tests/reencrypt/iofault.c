@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * iofault: an LD_PRELOAD shim that crashes a process at a chosen I/O
+ * operation, for the crash tests of cryptoloop-reencrypt.
+ *
+ * Only files whose path starts with one of IOFAULT_PATHS (colon
+ * separated) are watched. Each pwrite/write and each fsync/fdatasync on
+ * them is one operation; before operation IOFAULT_CRASH_AT (1-based) the
+ * process dies by SIGKILL. IOFAULT_COUNT names a file that receives the
+ * number of operations at exit, so a test knows the range to pick from.
+ *
+ * IOFAULT_MODE:
+ *   kill        SIGKILL only: what was written stays (the page cache
+ *               survives a killed process).
+ *   powerloss   first undo every write not yet made durable by fsync or
+ *               fdatasync of its file, newest first: a power cut.
+ *   torn        undo a random half of the 512-byte pieces of those writes
+ *               (IOFAULT_SEED): a power cut on a device that reorders.
+ *   corrupt     no crash: operation IOFAULT_CRASH_AT, if it is a write,
+ *               writes its data with one bit flipped (a device that lies).
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#define MAX_FD 1024
+#define MAX_FILES 16
+
+struct undo {
+	int file;		/* index into files[] */
+	off_t off;
+	size_t len;
+	off_t old_size;
+	unsigned char *pre;	/* the bytes before the write */
+	struct undo *prev;
+};
+
+static struct {
+	dev_t dev;
+	ino_t ino;
+	int fd;			/* our own descriptor, for the undo */
+} files[MAX_FILES];
+static int nfiles;
+static signed char fd_file[MAX_FD];	/* fd -> files[] index + 1, 0: not watched */
+static struct undo *pending;
+static unsigned long ops, crash_at;
+static int mode;			/* 0 kill, 1 powerloss, 2 torn, 3 corrupt */
+static int inited;
+static unsigned long long rng;
+
+static ssize_t (*real_pwrite)(int, const void *, size_t, off_t);
+static ssize_t (*real_write)(int, const void *, size_t);
+static int (*real_fsync)(int);
+static int (*real_fdatasync)(int);
+static int (*real_close)(int);
+static int (*real_open)(const char *, int, ...);
+static int (*real_openat)(int, const char *, int, ...);
+
+static void init(void)
+{
+	const char *s;
+
+	if (inited)
+		return;
+	inited = 1;
+	real_pwrite = dlsym(RTLD_NEXT, "pwrite");
+	real_write = dlsym(RTLD_NEXT, "write");
+	real_fsync = dlsym(RTLD_NEXT, "fsync");
+	real_fdatasync = dlsym(RTLD_NEXT, "fdatasync");
+	real_close = dlsym(RTLD_NEXT, "close");
+	real_open = dlsym(RTLD_NEXT, "open");
+	real_openat = dlsym(RTLD_NEXT, "openat");
+	s = getenv("IOFAULT_CRASH_AT");
+	crash_at = s ? strtoul(s, NULL, 10) : 0;
+	s = getenv("IOFAULT_MODE");
+	mode = !s || !strcmp(s, "kill") ? 0 : !strcmp(s, "powerloss") ? 1 :
+	       !strcmp(s, "torn") ? 2 : 3;
+	s = getenv("IOFAULT_SEED");
+	rng = s ? strtoull(s, NULL, 10) * 2654435761u + 1 : 1;
+}
+
+static unsigned int next_rand(void)
+{
+	rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+	return (unsigned int)(rng >> 33);
+}
+
+static int watched_path(const char *path)
+{
+	const char *list = getenv("IOFAULT_PATHS"), *p;
+	size_t n;
+
+	if (!list || !path)
+		return 0;
+	for (p = list; *p; p += n + (p[n] == ':')) {
+		n = strcspn(p, ":");
+		if (n && !strncmp(path, p, n))
+			return 1;
+	}
+	return 0;
+}
+
+static void watch(int fd)
+{
+	struct stat st;
+	int i;
+
+	if (fd < 0 || fd >= MAX_FD || fstat(fd, &st) < 0)
+		return;
+	for (i = 0; i < nfiles; i++)
+		if (files[i].dev == st.st_dev && files[i].ino == st.st_ino)
+			break;
+	if (i == nfiles) {
+		if (nfiles == MAX_FILES)
+			return;
+		files[i].dev = st.st_dev;
+		files[i].ino = st.st_ino;
+		files[i].fd = fcntl(fd, F_DUPFD_CLOEXEC, 100);
+		nfiles++;
+	}
+	fd_file[fd] = (signed char)(i + 1);
+}
+
+static void crash(void)
+{
+	struct undo *u;
+	size_t p;
+
+	for (u = pending; mode && u; u = u->prev) {
+		int fd = files[u->file].fd;
+
+		if (mode == 1) {
+			real_pwrite(fd, u->pre, u->len, u->off);
+			if (u->off + (off_t)u->len > u->old_size)
+				ftruncate(fd, u->old_size > u->off ? u->old_size : u->off);
+			continue;
+		}
+		for (p = 0; p < u->len; p += 512)
+			if (next_rand() & 1)
+				real_pwrite(fd, u->pre + p, u->len - p < 512 ? u->len - p : 512,
+					    u->off + (off_t)p);
+	}
+	raise(SIGKILL);
+}
+
+/* 1 when this write is the one to corrupt */
+static int count_op(void)
+{
+	if (++ops != crash_at)
+		return 0;
+	if (mode == 3)
+		return 1;
+	crash();
+	return 0;
+}
+
+static void remember(int fd, size_t len, off_t off)
+{
+	struct undo *u;
+	struct stat st;
+	int f = fd_file[fd] - 1;
+	ssize_t n;
+
+	if (mode != 1 && mode != 2)
+		return;
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		abort();
+	u->pre = calloc(1, len ? len : 1);
+	if (!u->pre)
+		abort();
+	u->file = f;
+	u->off = off;
+	u->len = len;
+	fstat(files[f].fd, &st);
+	u->old_size = st.st_size;
+	n = pread(files[f].fd, u->pre, len, off);
+	(void)n;	/* past the end stays zero */
+	u->prev = pending;
+	pending = u;
+}
+
+static void synced(int fd)
+{
+	struct undo **pp = &pending, *u;
+	int f = fd_file[fd] - 1;
+
+	while ((u = *pp)) {
+		if (u->file == f) {
+			*pp = u->prev;
+			free(u->pre);
+			free(u);
+		} else {
+			pp = &u->prev;
+		}
+	}
+}
+
+static int is_watched(int fd)
+{
+	return fd >= 0 && fd < MAX_FD && fd_file[fd];
+}
+
+ssize_t pwrite(int fd, const void *buf, size_t len, off_t off)
+{
+	init();
+	if (is_watched(fd)) {
+		int bad = count_op();
+
+		remember(fd, len, off);
+		if (bad && len) {
+			unsigned char *copy = malloc(len);
+			ssize_t n;
+
+			if (!copy)
+				abort();
+			memcpy(copy, buf, len);
+			copy[len / 2] ^= 0x10;
+			n = real_pwrite(fd, copy, len, off);
+			free(copy);
+			return n;
+		}
+	}
+	return real_pwrite(fd, buf, len, off);
+}
+
+ssize_t pwrite64(int fd, const void *buf, size_t len, off_t off)
+{
+	return pwrite(fd, buf, len, off);
+}
+
+ssize_t write(int fd, const void *buf, size_t len)
+{
+	init();
+	if (is_watched(fd)) {
+		count_op();
+		remember(fd, len, lseek(fd, 0, SEEK_CUR));
+	}
+	return real_write(fd, buf, len);
+}
+
+int fsync(int fd)
+{
+	int rc;
+
+	init();
+	if (is_watched(fd))
+		count_op();
+	rc = real_fsync(fd);
+	if (is_watched(fd) && rc == 0)
+		synced(fd);
+	return rc;
+}
+
+int fdatasync(int fd)
+{
+	int rc;
+
+	init();
+	if (is_watched(fd))
+		count_op();
+	rc = real_fdatasync(fd);
+	if (is_watched(fd) && rc == 0)
+		synced(fd);
+	return rc;
+}
+
+int close(int fd)
+{
+	init();
+	if (fd >= 0 && fd < MAX_FD)
+		fd_file[fd] = 0;
+	return real_close(fd);
+}
+
+static int opened(int fd, const char *path)
+{
+	if (fd >= 0 && watched_path(path))
+		watch(fd);
+	return fd;
+}
+
+int open(const char *path, int flags, ...)
+{
+	mode_t m = 0;
+	va_list ap;
+
+	init();
+	if (flags & (O_CREAT | O_TMPFILE)) {
+		va_start(ap, flags);
+		m = va_arg(ap, mode_t);
+		va_end(ap);
+	}
+	return opened(real_open(path, flags, m), path);
+}
+
+int open64(const char *path, int flags, ...)
+{
+	mode_t m = 0;
+	va_list ap;
+
+	if (flags & (O_CREAT | O_TMPFILE)) {
+		va_start(ap, flags);
+		m = va_arg(ap, mode_t);
+		va_end(ap);
+	}
+	return open(path, flags, m);
+}
+
+int openat(int dirfd, const char *path, int flags, ...)
+{
+	mode_t m = 0;
+	va_list ap;
+
+	init();
+	if (flags & (O_CREAT | O_TMPFILE)) {
+		va_start(ap, flags);
+		m = va_arg(ap, mode_t);
+		va_end(ap);
+	}
+	return opened(real_openat(dirfd, path, flags, m), path);
+}
+
+int openat64(int dirfd, const char *path, int flags, ...)
+{
+	mode_t m = 0;
+	va_list ap;
+
+	if (flags & (O_CREAT | O_TMPFILE)) {
+		va_start(ap, flags);
+		m = va_arg(ap, mode_t);
+		va_end(ap);
+	}
+	return openat(dirfd, path, flags, m);
+}
+
+static void __attribute__((destructor)) report(void)
+{
+	const char *out = getenv("IOFAULT_COUNT");
+	FILE *f;
+
+	if (!out || !ops)
+		return;
+	f = fopen(out, "we");
+	if (f) {
+		fprintf(f, "%lu\n", ops);
+		fclose(f);
+	}
+}

@@ -1,0 +1,92 @@
+#!/usr/bin/env bats
+# cryptoloop-reencrypt --luks2 --header on the host: libcryptsetup writes
+# the header; cryptsetup (not our code) gets the volume key back out of it
+# with the passphrase, and openssl decrypts sectors with it. dm-crypt is
+# not on this host: "cryptsetup open" of the result runs in the VM
+# (tests/reencrypt/vm-luks2.sh).
+
+load helpers
+
+setup() {
+	reenc_setup
+	command -v cryptsetup >/dev/null || skip "needs cryptsetup"
+	command -v openssl >/dev/null || skip "needs openssl"
+	plain "$TESTDIR/plain" 1M
+	aespipe_enc "$IMG" "$TESTDIR/p_old" -e AES256 -H unhashed2
+	printf '%s' "$PASS_NEW" > "$TESTDIR/luks-key"
+}
+
+teardown() {
+	reenc_teardown
+}
+
+# the volume key in hex, as cryptsetup reads it from the header
+volume_key() {
+	cryptsetup luksDump --dump-volume-key --batch-mode --key-file "$TESTDIR/luks-key" \
+		--header "$TESTDIR/hdr" "$IMG" | sed -n '/MK dump:/,$p' | sed 's/MK dump://' |
+		tr -d ' \t\n'
+}
+
+# check_sector N VKHEX: openssl decrypts sector N (CBC, IV le64(N)) to the plaintext
+check_sector() {
+	local s=$1 vk=$2 iv
+	iv=$(printf '%016x' "$s" | sed 's/../& /g' | awk '{ for (i = NF; i > 0; i--) printf "%s", $i }')
+	dd if="$IMG" bs=512 skip="$s" count=1 status=none |
+		openssl enc -d -aes-256-cbc -K "$vk" -iv "${iv}0000000000000000" -nopad |
+		cmp - <(dd if="$TESTDIR/plain" bs=512 skip="$s" count=1 status=none)
+}
+
+@test "aes to LUKS2 with --header, interrupted and resumed: cryptsetup's key and openssl read it" {
+	[ -f "$IOFAULT" ] || skip "iofault shim not built"
+	cp "$IMG" "$TESTDIR/orig"
+	# killed in the middle: before the 12th write or sync of image or journal
+	run env IOFAULT_PATHS="$IMG" IOFAULT_CRASH_AT=12 LD_PRELOAD="$IOFAULT" \
+		"$REENC" -e aes -p 3 "$IMG" --new --luks2 --header "$TESTDIR/hdr" \
+		--cipher aes-cbc-plain64 -p 4 3<"$TESTDIR/p_old" 4<"$TESTDIR/p_new"
+	[ "$status" -eq 137 ]
+	cryptsetup luksDump --header "$TESTDIR/hdr" "$IMG" > "$TESTDIR/dump"
+	grep -q "cipher: aes-cbc-plain64" "$TESTDIR/dump"
+	grep -q "sector: 512 \[bytes\]" "$TESTDIR/dump"
+	cp "$IMG" "$TESTDIR/half"
+	# the wrong passphrase does not open the header: refused, nothing written
+	printf 'not the passphrase of the header\n' > "$TESTDIR/p_bad"
+	run "$REENC" -e aes -p 3 "$IMG" --new --luks2 --header "$TESTDIR/hdr" \
+		--cipher aes-cbc-plain64 -p 4 3<"$TESTDIR/p_old" 4<"$TESTDIR/p_bad"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"the new passphrase does not open this header; nothing was written"* ]]
+	cmp "$IMG" "$TESTDIR/half"
+	run "$REENC" -e aes -p 3 "$IMG" --new --luks2 --header "$TESTDIR/hdr" \
+		--cipher aes-cbc-plain64 -p 4 3<"$TESTDIR/p_old" 4<"$TESTDIR/p_new"
+	[ "$status" -eq 0 ]
+	local vk s
+	vk=$(volume_key)
+	[ ${#vk} -eq 64 ]
+	for s in 0 1 127 128 1000 2047; do
+		check_sector "$s" "$vk" || fail "sector $s"
+	done
+	# an existing header is never overwritten
+	rm "$IMG.reencrypt"
+	cp "$TESTDIR/hdr" "$TESTDIR/hdr.saved"
+	run "$REENC" -e aes -p 3 "$IMG" --new --luks2 --header "$TESTDIR/hdr" -p 4 \
+		3<"$TESTDIR/p_old" 4<"$TESTDIR/p_new"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"hdr: cannot create the LUKS2 header: File exists"* ]]
+	cmp "$TESTDIR/hdr" "$TESTDIR/hdr.saved"
+}
+
+@test "--luks2 option errors" {
+	run "$REENC" -e aes "$IMG" --new --luks2
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"--luks2 needs --header <file>"* ]]
+	run "$REENC" -e aes "$IMG" --new -e AES128 --header "$TESTDIR/h"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"--header and --cipher go with --luks2"* ]]
+	run "$REENC" -e aes --luks2 "$IMG" --new
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"--luks2 belongs after --new"* ]]
+	run "$REENC" -e aes -p 3 "$IMG" --new --luks2 --header "$TESTDIR/h" --cipher aes-cbc-essiv:sha256 \
+		-p 4 3<"$TESTDIR/p_old" 4<"$TESTDIR/p_new"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"aes-cbc-essiv:sha256: not a LUKS2 cipher this tool writes"* ]]
+	[ ! -e "$TESTDIR/h" ]
+}

@@ -1,0 +1,37 @@
+#!/bin/bash
+# cryptoloop-reencrypt --luks2 results opened by cryptsetup with dm-crypt,
+# which this host does not have: the images are made here with the build
+# tree's tool, then a Debian 6.1 guest (tests/vm/run) opens them.
+#   tests/reencrypt/vm-luks2.sh BUILD_DIR      prints TAP
+set -euo pipefail
+src=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(cd "${1:?usage: vm-luks2.sh BUILD_DIR}" && pwd)
+reenc=$build/reencrypt/cryptoloop-reencrypt
+# the guest mounts its own /tmp: share through /var/tmp
+dir=$(mktemp -d /var/tmp/cryptoloop-reenc-vm.XXXXXX)
+trap 'rm -rf "$dir"' EXIT
+printf 'old passphrase of the image\n' > "$dir/p_old"
+printf 'the LUKS2 passphrase, long enough\n' > "$dir/p_new"
+printf 'the LUKS2 passphrase, long enough' > "$dir/key"
+head -c 4M /dev/urandom > "$dir/plain"
+
+# 1: util-linux 2.12 aes, aes-xts-plain64 (the default); 2: AES256 at a
+# 1 MiB offset, which becomes the LUKS2 data offset, to aes-cbc-plain64
+aespipe -e AES256 -H unhashed2 -p 3 3<"$dir/p_old" < "$dir/plain" > "$dir/img1"
+"$reenc" --progress=never -e aes -p 3 "$dir/img1" --new --luks2 --header "$dir/hdr1" \
+	-p 4 3<"$dir/p_old" 4<"$dir/p_new"
+head -c 1M /dev/urandom > "$dir/img2"
+aespipe -e AES256 -O 2048 -p 3 3<"$dir/p_old" < "$dir/plain" >> "$dir/img2"
+"$reenc" --progress=never -e AES256 -o 1M -p 3 "$dir/img2" --new --luks2 \
+	--header "$dir/hdr2" --cipher aes-cbc-plain64 -p 4 3<"$dir/p_old" 4<"$dir/p_new"
+
+# the second image is opened with its volume key, which cryptsetup itself
+# gets out of the header here: one argon2 run under TCG is slow enough
+vk=$(cryptsetup luksDump --dump-volume-key --batch-mode --key-file "$dir/key" \
+	--header "$dir/hdr2" "$dir/img2" 2>/dev/null | sed -n '/MK dump:/,$p' |
+	sed 's/MK dump://' | tr -d ' \t\n')
+printf '%b' "$(sed 's/../\\x&/g' <<<"$vk")" > "$dir/vk2"
+[ "$(stat -c %s "$dir/vk2")" -eq 32 ] || { echo "cannot get the volume key of hdr2" >&2; exit 1; }
+
+cd "$src"
+tests/vm/run --timeout 900 -- bash tests/reencrypt/guest-luks2.sh "$dir"
