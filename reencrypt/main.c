@@ -440,6 +440,12 @@ static void make_keys(struct cmdline *cl)
 			errx(EXIT_FAILURE, "the %s format needs -e <cipher>%s", i ? "new" : "old",
 			     i ? " after --new" : "");
 		crypt_parse_spec(&s->k, &s->spec, false);
+		/* keys that exist only in memory: an image re-encrypted to
+		 * them could never be read again, and no image was made
+		 * with them (they were gone at its detach) */
+		if (crypt_random_key(&s->k))
+			errx(EXIT_FAILURE, "-H random: the %s format has keys nobody can "
+			     "give again", i ? "new" : "old");
 		if (i == 1 && cl->generate)
 			pass = generated_keys(cl, session_exists(job));
 		else
