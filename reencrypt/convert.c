@@ -304,19 +304,20 @@ static int convert_chunk(struct job *job, struct journal *j, struct bufs *b,
 	return rc;
 }
 
-static int bufs_alloc(struct bufs *b, size_t chunk)
+static int bufs_alloc(struct bufs *b, size_t chunk, bool verify)
 {
 	memset(b, 0, sizeof(*b));
 	b->size = chunk;
 	b->cipher = aligned_alloc(4096, chunk);
 	b->plain = aligned_alloc(4096, chunk);
-	b->check = aligned_alloc(4096, chunk);
+	b->check = verify ? aligned_alloc(4096, chunk) : NULL;
 	b->fp = calloc(2 * (chunk / LOOP_SECTOR_SIZE), sizeof(uint64_t));
-	if (!b->cipher || !b->plain || !b->check || !b->fp)
+	if (!b->cipher || !b->plain || (verify && !b->check) || !b->fp)
 		return -ENOMEM;
 	/* the plaintext is what the encryption protects: keep it off swap */
 	mlock(b->plain, chunk);
-	mlock(b->check, chunk);
+	if (b->check)
+		mlock(b->check, chunk);
 	return 0;
 }
 
@@ -343,7 +344,7 @@ int convert_run(struct job *job, struct journal *j)
 	uint64_t pos;
 	int rc;
 
-	rc = bufs_alloc(&b, j->chunk);
+	rc = bufs_alloc(&b, j->chunk, job->verify);
 	if (rc)
 		goto out;
 	if (j->inflight) {

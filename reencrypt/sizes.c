@@ -49,10 +49,10 @@ int image_data_range(struct job *job, uint64_t *total_size)
 }
 
 /*
- * 1/16 of the data, between 64 KiB and 32 MiB: large enough that the
- * two syncs per step cost little, small enough that progress moves and
- * the journal's slots stay small (16 bytes of fingerprints a sector, so
- * 1 MiB for the largest chunk).
+ * 1/16 of the data, between 64 KiB and 64 MiB: large enough that the
+ * two syncs (two device cache flushes) per step cost little, small enough
+ * that progress moves and the journal's slots stay small (16 bytes of
+ * fingerprints a sector, so 2 MiB for the largest chunk).
  */
 uint32_t chunk_size_for(uint64_t data_len)
 {
@@ -61,7 +61,7 @@ uint32_t chunk_size_for(uint64_t data_len)
 	c &= ~(uint64_t)(64 * 1024 - 1);
 	if (c < 64 * 1024)
 		c = 64 * 1024;
-	if (c > 32 * 1024 * 1024)
-		c = 32 * 1024 * 1024;
+	if (c > 64 * 1024 * 1024)
+		c = 64 * 1024 * 1024;
 	return (uint32_t)c;
 }
