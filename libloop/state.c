@@ -512,6 +512,14 @@ void loop_state_remove(const struct loop_state *st)
 	if (st->engine == LOOP_ENGINE_FUSE) {
 		if (loop_state_proves_daemon(st))
 			loop_fuse_stop_daemon(st);
+		/* a daemon killed with -9 could not take its pid out of the
+		 * shutdown scripts' spare list: do it, unless that pid runs a
+		 * daemon again */
+		if (st->pid > 0 && !exe_is_daemon(st->pid)) {
+			snprintf(path, sizeof(path), "/run/sendsigs.omit.d/cryptoloop-fuse.%ld",
+				 (long)st->pid);
+			unlink(path);
+		}
 		if (st->mount[0] && record_owns_mount(st)) {
 			loop_fuse_unmount(st->mount);
 			rmdir(st->mount);
