@@ -354,8 +354,18 @@ static int attach_loop(struct loopdev *ld, const struct loop_engine_config *cfg,
 /* Only what the record proves to be its own (see records.c). */
 static void fuse_release(const struct loop_state *st)
 {
+	char path[64];
+
 	if (loop_state_proves_daemon(st))
 		stop_daemon(st);
+	/* a daemon killed with -9 could not take its pid out of the
+	 * shutdown scripts' spare list: do it, unless that pid runs a
+	 * daemon again */
+	if (st->pid > 0 && !loop_pid_is_daemon(st->pid)) {
+		snprintf(path, sizeof(path), "/run/sendsigs.omit.d/cryptoloop-fuse.%ld",
+			 (long)st->pid);
+		unlink(path);
+	}
 	if (st->mount[0] && loop_state_owns_mount(st)) {
 		loop_fuse_unmount(st->mount);
 		rmdir(st->mount);

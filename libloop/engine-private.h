@@ -73,6 +73,8 @@ int loop_state_each_id(int (*fn)(const char *id, void *data), void *data);
 /* records.c: records judged against the engines */
 /* 1 when st->mount is the record's own mount point */
 int loop_state_owns_mount(const struct loop_state *st);
+/* 1 when /proc/PID/exe is cryptoloop-fuse */
+int loop_pid_is_daemon(pid_t pid);
 /* 1 when the record proves its daemon: same boot, pid, start time, exe */
 int loop_state_proves_daemon(const struct loop_state *st);
 int loop_state_is_stale(const struct loop_state *st);

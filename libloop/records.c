@@ -44,7 +44,7 @@ int loop_state_owns_mount(const struct loop_state *st)
 	return !strcmp(st->mount, want);
 }
 
-static int exe_is_daemon(pid_t pid)
+int loop_pid_is_daemon(pid_t pid)
 {
 	static const char name[] = "cryptoloop-fuse", deleted[] = " (deleted)";
 	char path[64], exe[PATH_MAX], *base;
@@ -74,7 +74,7 @@ int loop_state_proves_daemon(const struct loop_state *st)
 	if (loop_boot_id(boot, sizeof(boot)) || strcmp(boot, st->boot_id))
 		return 0;
 	return loop_state_owns_mount(st) && loop_pid_start(st->pid) == st->pid_start &&
-	       exe_is_daemon(st->pid);
+	       loop_pid_is_daemon(st->pid);
 }
 
 int loop_state_is_stale(const struct loop_state *st)

@@ -50,7 +50,9 @@ daemon_of() {
 @test "a killed daemon gives EIO on the device, never a hang, and -d cleans up" {
 	img=$(image 16M)
 	dev=$(attach --engine fuse -e AES256 -p 3 "$img")
-	kill -9 "$(daemon_of "$dev")"
+	pid=$(daemon_of "$dev")
+	[ -e "/run/sendsigs.omit.d/cryptoloop-fuse.$pid" ]
+	kill -9 "$pid"
 	run timeout 20 dd if="$dev" of=/dev/null bs=4k count=1 iflag=direct
 	[ "$status" -ne 124 ] || fail "reading the device hung"
 	[ "$status" -ne 0 ]
@@ -62,6 +64,8 @@ daemon_of() {
 	[ "$(echo $output)" = "$img" ]
 	run timeout 20 "$LOSETUP" -d "$dev"
 	[ "$status" -eq 0 ]
+	# the dead daemon's entry in the shutdown scripts' spare list went too
+	[ ! -e "/run/sendsigs.omit.d/cryptoloop-fuse.$pid" ]
 	assert_clean
 }
 
