@@ -3,7 +3,8 @@
 # Swap on /dev/cryptoloopN under memory pressure, and on dm-crypt as the
 # reference; each through tests/vm/swap-stress.
 #
-# File-backed (a file on ext4): open problem, so only with SWAP_FILE=1.
+# File-backed (a file on ext4): open problem, so only with SWAP_FILE=1
+# (tests/vm/swap-check -- --file).
 # In the 256 MiB TCG guest a worker writing swap to the file with direct
 # I/O sits in direct reclaim for a bio of the backing filesystem while
 # the others wait for it, and the hung-task detector fires.  Block-backed
@@ -61,7 +62,7 @@ stress() {
 }
 
 @test "swap on a file-backed /dev/cryptoloop (aes-cbc-plain64, ext4 file)" {
-	[ "${SWAP_FILE:-}" = 1 ] || skip "file-backed swap stalls under TCG (open); SWAP_FILE=1 runs it"
+	[ "${SWAP_FILE:-}" = 1 ] || skip "file-backed swap stalls in this guest (open); swap-check -- --file runs it"
 	swapfile cl.swap
 	attach dev "$SWAP_MNT/cl.swap" --cipher aes-cbc-plain64 --key "$T/key"
 	stress "$dev"
@@ -79,7 +80,7 @@ stress() {
 }
 
 @test "reference: swap on dm-crypt plain (aes-cbc-plain64) over a loop device on an ext4 file" {
-	[ "${SWAP_FILE:-}" = 1 ] || skip "the file-backed reference runs with SWAP_FILE=1"
+	[ "${SWAP_FILE:-}" = 1 ] || skip "the file-backed reference runs with swap-check -- --file"
 	swapfile dm.swap
 	# direct I/O, as our device does for swap on its own: buffered, the
 	# loop device parks swapped-out memory in the ext4 file's page cache
