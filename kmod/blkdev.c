@@ -316,10 +316,9 @@ static int clo_discard(struct clo_device *lo, struct request *rq)
 }
 
 /*
- * The flags the worker runs with, as loop's worker does.  We may be the
- * device that reclaim writes to (swap, or dirty pages of a filesystem on
- * us), so:
- * - PF_MEMALLOC_NOIO: no allocation made for our I/O, in the backing
+ * The worker runs as loop's does.  We may be the device that reclaim
+ * writes to (swap, or dirty pages of a filesystem on us), so:
+ * - memalloc_noio_save(): no allocation made for our I/O, in the backing
  *   filesystem, the page cache or a crypto driver included, may start
  *   I/O to free memory; it could be I/O queued behind this very request.
  * - PF_LOCAL_THROTTLE: writing to the backing file dirties its page cache
@@ -327,9 +326,9 @@ static int clo_discard(struct clo_device *lo, struct request *rq)
  *   device, not against dirty pages that are waiting for us.
  */
 #ifdef PF_LOCAL_THROTTLE
-#define CLO_WORKER_FLAGS	(PF_MEMALLOC_NOIO | PF_LOCAL_THROTTLE)
+#define CLO_WORKER_THROTTLE	PF_LOCAL_THROTTLE
 #else
-#define CLO_WORKER_FLAGS	PF_MEMALLOC_NOIO
+#define CLO_WORKER_THROTTLE	0
 #endif
 
 void clo_io_work(struct work_struct *work)
@@ -338,10 +337,11 @@ void clo_io_work(struct work_struct *work)
 	struct request *rq = blk_mq_rq_from_pdu(cmd);
 	struct clo_device *lo = rq->q->queuedata;
 	unsigned int old_flags = current->flags;
+	unsigned int noio = memalloc_noio_save();
 	blk_status_t sts;
 	int ret;
 
-	current->flags |= CLO_WORKER_FLAGS;
+	current->flags |= CLO_WORKER_THROTTLE;
 	switch (req_op(rq)) {
 	case REQ_OP_FLUSH:
 		ret = vfs_fsync(lo->backing, 0);
@@ -371,7 +371,8 @@ void clo_io_work(struct work_struct *work)
 	else
 		sts = BLK_STS_IOERR;
 	blk_mq_end_request(rq, sts);
-	current_restore_flags(old_flags, CLO_WORKER_FLAGS);
+	current_restore_flags(old_flags, CLO_WORKER_THROTTLE);
+	memalloc_noio_restore(noio);
 }
 
 static blk_status_t clo_queue_rq(struct blk_mq_hw_ctx *hctx,
