@@ -90,3 +90,17 @@ stress() {
 		--key-file "$T/key" "$loopdev"
 	stress /dev/mapper/clswap
 }
+
+@test "swap on a dm engine device (losetup --engine dm -e AES128 -H random, whole disk)" {
+	[ -n "${CLVM_PREFIX:-}" ] || skip "needs an installed build: guest-swap --prefix DIR"
+	local L="$CLVM_PREFIX/sbin/losetup" dev
+	modprobe -q loop || true
+	modprobe -q dm_mod || true
+	dev=$(LD_LIBRARY_PATH=$CLVM_PREFIX/lib "$L" --engine dm -e AES128 -H random \
+		-f --show "$SWAP_BLOCK_DISK")
+	CL_CLEANUP+=("swapoff $dev 2>/dev/null; LD_LIBRARY_PATH=$CLVM_PREFIX/lib $L -d $dev")
+	[[ $dev == /dev/mapper/cryptoloop-loop* ]]
+	# 65 random keys: loop-AES multi-key v3, dm-crypt's lmk
+	dmsetup table "${dev#/dev/mapper/}" | grep -q ' aes:64-cbc-lmk '
+	stress "$dev"
+}
