@@ -20,7 +20,7 @@ extern "C" {
 #endif
 
 /* The IV and CBC chain always restart every 512 bytes, whatever the
- * logical block size of the device: the 2003 fix (see DESIGN.md). */
+ * logical block size of the device: the 2003 fix. */
 #define LOOP_SECTOR_SIZE 512
 
 /* ------------------------------------------------------------------ */
@@ -230,7 +230,7 @@ struct loop_key_params {
 
 /*
  * loop_key_derive - turn a passphrase (or multi-key lines) into keys.
- * The rules are in DESIGN.md and libloop/crypto/README.md; each is
+ * The rules are in libloop/crypto/README.md; each is
  * checked against aespipe, cryptsetup or util-linux by tests/kat.
  *  - loop-AES with 64/65 lines: each line hashed, first byte ^= 0x55
  *    (v2) or 0xF4 (v3); seed and iterations do not apply.

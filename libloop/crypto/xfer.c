@@ -1,6 +1,6 @@
 /*
  * xfer.c - the sector transfer engine: encrypt/decrypt runs of 512-byte
- * sectors in every on-disk format of DESIGN.md.
+ * sectors in every on-disk format (libloop/crypto/README.md).
  *
  * Two back ends:
  *  - AES with AES-NI: our interleaved CBC (aesni-cbc.c); key schedules
