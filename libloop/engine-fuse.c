@@ -117,8 +117,9 @@ void loop_fuse_unmount(const char *mnt)
 static void __attribute__((noreturn)) exec_daemon(const char *daemon, int key_fd,
 						  int ready_fd, char **argv)
 {
-	static char *const envp[] = { (char *)"PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL };
-
+	/* our own crypto switch is the one setting the daemon inherits: it
+	 * picks the cipher path, and the daemon must read as its caller does */
+	char *envp[] = { (char *)"PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL, NULL };
 	int null = open("/dev/null", O_RDWR);
 	int k = fcntl(key_fd, F_DUPFD, 10), r = fcntl(ready_fd, F_DUPFD, 10);
 
@@ -130,6 +131,8 @@ static void __attribute__((noreturn)) exec_daemon(const char *daemon, int key_fd
 	if (k < 0 || r < 0 || dup2(k, 3) < 0 || dup2(r, 4) < 0)
 		_exit(127);
 	closefrom(5);
+	if (getenv("LIBLOOP_CRYPTO_NO_AESNI"))
+		envp[1] = (char *)"LIBLOOP_CRYPTO_NO_AESNI=1";
 	execve(daemon, argv, envp);
 	dprintf(4, "ERR %d cannot run %s\n", errno, daemon);
 	_exit(127);
