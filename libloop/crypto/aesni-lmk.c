@@ -177,46 +177,44 @@ LMK_TARGET static void enc16_hash16(const struct loop_aesni_key *const ekey[16],
 
 /* ---- decrypt ---------------------------------------------------------- */
 
-/* CBC-decrypt quarter @qt (blocks 8qt..8qt+7) of sector @sec with a zero
- * IV: four ymm of two blocks, in named registers.  The previous quarter's
+/* CBC-decrypt half @hf (blocks 16hf..16hf+15) of sector @sec with a zero
+ * IV: eight ymm of two blocks, in named registers.  The previous half's
  * last ciphertext block is kept in carry, since dst may equal src. */
-#define DEC_ROUND(r) do { \
-	x0 = _mm256_aesdec_epi128(x0, rk[r]); \
-	x1 = _mm256_aesdec_epi128(x1, rk[r]); \
-	x2 = _mm256_aesdec_epi128(x2, rk[r]); \
-	x3 = _mm256_aesdec_epi128(x3, rk[r]); \
-} while (0)
 #define DEC_OUT(x, p, j) _mm256_storeu_si256((__m256i *)(d_ + 32 * (j)), \
 	_mm256_xor_si256(_mm256_aesdeclast_epi128(x, rk[nr]), p))
-#define AES_DEC_QUARTER(sec, qt) do { \
-	const uint8_t *s_ = dsrc[sec] + 128 * (qt); \
-	uint8_t *d_ = ddst[sec] + 128 * (qt); \
-	__m256i c0_, c3_, p0_, p1_, p2_, p3_; \
+#define DEC_ROUND8(r) do { \
+	x0 = _mm256_aesdec_epi128(x0, rk[r]); x1 = _mm256_aesdec_epi128(x1, rk[r]); \
+	x2 = _mm256_aesdec_epi128(x2, rk[r]); x3 = _mm256_aesdec_epi128(x3, rk[r]); \
+	x4 = _mm256_aesdec_epi128(x4, rk[r]); x5 = _mm256_aesdec_epi128(x5, rk[r]); \
+	x6 = _mm256_aesdec_epi128(x6, rk[r]); x7 = _mm256_aesdec_epi128(x7, rk[r]); \
+} while (0)
+#define DEC_LD(j) _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(s_ + 32 * (j))), rk[0])
+#define DEC_PV(j) _mm256_loadu_si256((const __m256i *)(s_ + 32 * (j) - 16))
+#define AES_DEC_HALF(sec, hf) do { \
+	const uint8_t *s_ = dsrc[sec] + 256 * (hf); \
+	uint8_t *d_ = ddst[sec] + 256 * (hf); \
+	__m256i p0_, p1_, p2_, p3_, p4_, p5_, p6_, p7_, c7_; \
 	int r_; \
-	if ((qt) == 0) { \
+	if ((hf) == 0) { \
 		for (r_ = 0; r_ <= nr; r_++) \
 			rk[r_] = _mm256_broadcastsi128_si256( \
 				_mm_load_si128((const __m128i *)dkey[sec]->dec[r_])); \
 		carry = _mm_setzero_si128(); \
 	} \
-	c0_ = _mm256_loadu_si256((const __m256i *)s_); \
-	c3_ = _mm256_loadu_si256((const __m256i *)(s_ + 96)); \
-	x0 = _mm256_xor_si256(c0_, rk[0]); \
-	x1 = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(s_ + 32)), rk[0]); \
-	x2 = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(s_ + 64)), rk[0]); \
-	x3 = _mm256_xor_si256(c3_, rk[0]); \
 	p0_ = _mm256_inserti128_si256(_mm256_castsi128_si256(carry), \
-				      _mm256_castsi256_si128(c0_), 1); \
-	p1_ = _mm256_loadu_si256((const __m256i *)(s_ + 16)); \
-	p2_ = _mm256_loadu_si256((const __m256i *)(s_ + 48)); \
-	p3_ = _mm256_loadu_si256((const __m256i *)(s_ + 80)); \
-	carry = _mm256_extracti128_si256(c3_, 1); \
-	DEC_ROUND(1); DEC_ROUND(2); DEC_ROUND(3); DEC_ROUND(4); DEC_ROUND(5); \
-	DEC_ROUND(6); DEC_ROUND(7); DEC_ROUND(8); DEC_ROUND(9); \
-	if (nr > 10) { DEC_ROUND(10); DEC_ROUND(11); } \
-	if (nr > 12) { DEC_ROUND(12); DEC_ROUND(13); } \
-	DEC_OUT(x0, p0_, 0); DEC_OUT(x1, p1_, 1); \
-	DEC_OUT(x2, p2_, 2); DEC_OUT(x3, p3_, 3); \
+				      _mm_loadu_si128((const __m128i *)s_), 1); \
+	p1_ = DEC_PV(1); p2_ = DEC_PV(2); p3_ = DEC_PV(3); \
+	p4_ = DEC_PV(4); p5_ = DEC_PV(5); p6_ = DEC_PV(6); p7_ = DEC_PV(7); \
+	c7_ = _mm256_loadu_si256((const __m256i *)(s_ + 224)); \
+	carry = _mm256_extracti128_si256(c7_, 1); \
+	x0 = DEC_LD(0); x1 = DEC_LD(1); x2 = DEC_LD(2); x3 = DEC_LD(3); \
+	x4 = DEC_LD(4); x5 = DEC_LD(5); x6 = DEC_LD(6); x7 = _mm256_xor_si256(c7_, rk[0]); \
+	DEC_ROUND8(1); DEC_ROUND8(2); DEC_ROUND8(3); DEC_ROUND8(4); DEC_ROUND8(5); \
+	DEC_ROUND8(6); DEC_ROUND8(7); DEC_ROUND8(8); DEC_ROUND8(9); \
+	if (nr > 10) { DEC_ROUND8(10); DEC_ROUND8(11); } \
+	if (nr > 12) { DEC_ROUND8(12); DEC_ROUND8(13); } \
+	DEC_OUT(x0, p0_, 0); DEC_OUT(x1, p1_, 1); DEC_OUT(x2, p2_, 2); DEC_OUT(x3, p3_, 3); \
+	DEC_OUT(x4, p4_, 4); DEC_OUT(x5, p5_, 5); DEC_OUT(x6, p6_, 6); DEC_OUT(x7, p7_, 7); \
 } while (0)
 
 /*
@@ -231,7 +229,7 @@ LMK_TARGET static void dec16_hash16(const struct loop_aesni_key *const dkey[16],
 				    const uint8_t *const hplain[16], const uint64_t hsector[16])
 {
 	v8 a0, b0, c0, d0, a1, b1, c1, d1, w0[16], w1[16];
-	__m256i rk[15], x0, x1, x2, x3;
+	__m256i rk[15], x0, x1, x2, x3, x4, x5, x6, x7;
 	__m128i carry = _mm_setzero_si128();
 	struct lmk_hash h;
 	const int nr = dkey[0]->rounds;
@@ -239,20 +237,16 @@ LMK_TARGET static void dec16_hash16(const struct loop_aesni_key *const dkey[16],
 
 	hash_blocks(&h, hplain, hsector);
 	MD5_INIT(seed);
-	/* one MD5 block (8 groups of steps) per two sectors (8 quarters) */
+	/* one MD5 block (8 groups of steps) per two sectors (4 halves) */
 	for (mb = 0; mb < 8; mb++) {
 		MD5_SAVE;
 
 		md5_load_x8(w0, h.blk[mb], 0);
 		md5_load_x8(w1, h.blk[mb] + 8, 0);
-		AES_DEC_QUARTER(2 * mb, 0); MD5_OCT0;
-		AES_DEC_QUARTER(2 * mb, 1); MD5_OCT1;
-		AES_DEC_QUARTER(2 * mb, 2); MD5_OCT2;
-		AES_DEC_QUARTER(2 * mb, 3); MD5_OCT3;
-		AES_DEC_QUARTER(2 * mb + 1, 0); MD5_OCT4;
-		AES_DEC_QUARTER(2 * mb + 1, 1); MD5_OCT5;
-		AES_DEC_QUARTER(2 * mb + 1, 2); MD5_OCT6;
-		AES_DEC_QUARTER(2 * mb + 1, 3); MD5_OCT7;
+		AES_DEC_HALF(2 * mb, 0); MD5_OCT0; MD5_OCT1;
+		AES_DEC_HALF(2 * mb, 1); MD5_OCT2; MD5_OCT3;
+		AES_DEC_HALF(2 * mb + 1, 0); MD5_OCT4; MD5_OCT5;
+		AES_DEC_HALF(2 * mb + 1, 1); MD5_OCT6; MD5_OCT7;
 		MD5_FEED;
 	}
 	store_ivs(hiv, a0, b0, c0, d0, a1, b1, c1, d1);
