@@ -53,6 +53,15 @@ int loop_md5_x8_available(void);
 void loop_lmk_iv_x8(uint8_t iv[8][16], const uint32_t seed_state[4],
 		    const uint8_t *const plain[8], const uint64_t iv_sector[8]);
 
+/* md5-x16.c: sixteen lmk IVs at once (AVX2, two 8-lane streams). */
+void loop_lmk_iv_x16(uint8_t iv[16][16], const uint32_t seed_state[4],
+		     const uint8_t *const plain[16], const uint64_t iv_sector[16]);
+
+/* md5-iv.c: how many sectors the lmk IV hashes at once on this CPU: 16
+ * or 8 with AVX2, else 1; LIBLOOP_CRYPTO_MD5_LANES=1|8|16 lowers it
+ * (tests use it to reach every path the CPU can run). */
+unsigned int loop_md5_lanes(void);
+
 /* aesni-cbc.c */
 struct loop_aesni_key {
 	uint8_t enc[15][16];
@@ -82,5 +91,15 @@ void loop_aesni_cbc_decrypt_sector_vaes(const struct loop_aesni_key *k,
 					const uint8_t iv[16], uint8_t *dst,
 					const uint8_t *src);
 int loop_aesni_vaes_available(void);
+
+/* aesni-lmk.c: loop-AES multi-key (lmk IV) runs of @n sectors starting
+ * at IV sector @first, keys[first & 63] onwards, the MD5 of one batch of
+ * 16 sectors interleaved with the AES of another.  Needs AVX2 and VAES.
+ * Does the first multiple of 16 sectors if there are at least 32, else
+ * nothing; returns how many sectors it did. */
+size_t loop_aesni_lmk_encrypt(const struct loop_aesni_key keys[64], const uint32_t seed[4],
+			      uint64_t first, uint8_t *dst, const uint8_t *src, size_t n);
+size_t loop_aesni_lmk_decrypt(const struct loop_aesni_key keys[64], const uint32_t seed[4],
+			      uint64_t first, uint8_t *dst, const uint8_t *src, size_t n);
 
 #endif

@@ -39,7 +39,8 @@ struct loop_xfer {
 	unsigned int block_bytes;
 	uint64_t iv_offset;
 	int use_aesni;
-	int md5_x8;                  /* AVX2 lmk IVs, 8 sectors at a time */
+	unsigned int md5_lanes;      /* lmk IVs hashed at once: 16, 8 or 1 */
+	int lmk_fused;               /* lmk: MD5 interleaved with VAES (aesni-lmk.c) */
 	int gcry_algo;
 	uint32_t lmk_seed[4];        /* MD5 state the lmk IV starts from */
 	pthread_mutex_t pool_lock;
@@ -190,9 +191,10 @@ LIBLOOP_EXPORT int loop_xfer_new(struct loop_xfer **xfer, const struct loop_ciph
 		}
 	}
 
-	x->md5_x8 = x->iv_kind == IV_LMK && loop_md5_x8_available();
+	x->md5_lanes = x->iv_kind == IV_LMK ? loop_md5_lanes() : 1;
 	x->use_aesni = spec->alg == LOOP_CIPHER_AES && loop_aesni_available() &&
 		       !getenv("LIBLOOP_CRYPTO_NO_AESNI");
+	x->lmk_fused = x->use_aesni && x->md5_lanes >= 16 && loop_aesni_vaes_available();
 	if (x->use_aesni) {
 		for (i = 0; i < nkeys; i++)
 			loop_aesni_expand_key(&x->aes[i], x->raw_keys + (size_t)i * ksize, ksize);
@@ -233,20 +235,47 @@ LIBLOOP_EXPORT void loop_xfer_free(struct loop_xfer *x)
 
 /* ---- AES-NI back end ------------------------------------------------ */
 
+/* lmk IVs of n (1..16) sectors, as many at once as the CPU allows */
+static void lmk_ivs(const struct loop_xfer *x, uint8_t iv[16][16],
+		    const uint8_t *const p[16], const uint64_t ivsec[16], unsigned int n)
+{
+	unsigned int l = 0;
+
+	if (n == 16 && x->md5_lanes >= 16) {
+		loop_lmk_iv_x16(iv, x->lmk_seed, p, ivsec);
+		return;
+	}
+	if (x->md5_lanes >= 8)
+		for (; l + 8 <= n; l += 8)
+			loop_lmk_iv_x8(iv + l, x->lmk_seed, p + l, ivsec + l);
+	for (; l < n; l++)
+		loop_lmk_iv(iv[l], x->lmk_seed, p[l], ivsec[l]);
+}
+
+/*
+ * Batches of 16 sectors for lmk (two AES batches of 8 behind one 16-lane
+ * hash, so the hash runs at its best width), of 8 otherwise: the AES
+ * core interleaves 8 CBC chains.
+ */
 static void aesni_encrypt(struct loop_xfer *x, uint64_t sector, uint8_t *dst,
 			  const uint8_t *src, size_t n)
 {
-	const struct loop_aesni_key *keys[8];
-	uint8_t iv[8][16] __attribute__((aligned(16)));
-	uint8_t *d[8];
-	const uint8_t *s[8];
+	const struct loop_aesni_key *keys[16];
+	uint8_t iv[16][16] __attribute__((aligned(16)));
+	uint8_t *d[16];
+	const uint8_t *s[16];
+	uint64_t ivsec[16];
 	size_t done = 0;
+	unsigned int batch = x->iv_kind == IV_LMK && x->md5_lanes >= 16 ? 16 : 8;
+
+	if (x->iv_kind == IV_LMK && x->lmk_fused)
+		done = loop_aesni_lmk_encrypt(x->aes, x->lmk_seed, x->iv_offset + sector,
+					      dst, src, n);
 
 	while (done < n) {
-		unsigned int lanes = n - done >= 8 ? 8 : n - done >= 4 ? 4 : 1, l;
+		unsigned int lanes, l, a, k;
 
-		uint64_t ivsec[8];
-
+		lanes = n - done >= batch ? batch : n - done >= 8 ? 8 : n - done >= 4 ? 4 : 1;
 		for (l = 0; l < lanes; l++) {
 			ivsec[l] = x->iv_offset + sector + done + l;
 			s[l] = src + (done + l) * LOOP_SECTOR_SIZE;
@@ -255,14 +284,13 @@ static void aesni_encrypt(struct loop_xfer *x, uint64_t sector, uint8_t *dst,
 			if (x->iv_kind != IV_LMK)
 				sector_iv(x, iv[l], ivsec[l]);
 		}
-		if (x->iv_kind == IV_LMK) {
-			if (lanes == 8 && x->md5_x8)
-				loop_lmk_iv_x8(iv, x->lmk_seed, s, ivsec);
-			else
-				for (l = 0; l < lanes; l++)
-					loop_lmk_iv(iv[l], x->lmk_seed, s[l], ivsec[l]);
+		if (x->iv_kind == IV_LMK)
+			lmk_ivs(x, iv, s, ivsec, lanes);
+		for (a = 0; a < lanes; a += k) {
+			k = lanes - a > 8 ? 8 : lanes - a;
+			loop_aesni_cbc_encrypt_sectors(keys + a, (const uint8_t (*)[16])iv + a,
+						       d + a, s + a, k);
 		}
-		loop_aesni_cbc_encrypt_sectors(keys, (const uint8_t (*)[16])iv, d, s, lanes);
 		done += lanes;
 	}
 	explicit_bzero(iv, sizeof(iv));
@@ -282,26 +310,26 @@ static void lmk_fix_first_block(const struct loop_xfer *x, uint8_t *plain,
 	explicit_bzero(iv, sizeof(iv));
 }
 
-/* lmk decrypt of 8 sectors: CBC with a zero IV, then the 8 real IVs
- * (which need the decrypted plaintext) at once, then fix block 0. */
-static void aesni_decrypt_lmk8(struct loop_xfer *x, uint64_t sector, uint8_t *dst,
-			       const uint8_t *src)
+/* lmk decrypt of n (8 or 16) sectors: CBC with a zero IV, then the real
+ * IVs (which need the decrypted plaintext) at once, then fix block 0. */
+static void aesni_decrypt_lmk(struct loop_xfer *x, uint64_t sector, uint8_t *dst,
+			      const uint8_t *src, unsigned int n)
 {
 	static const uint8_t zero[16] __attribute__((aligned(16)));
-	uint8_t iv[8][16];
-	const uint8_t *p[8];
-	uint64_t ivsec[8];
-	int l, i;
+	uint8_t iv[16][16];
+	const uint8_t *p[16];
+	uint64_t ivsec[16];
+	unsigned int l, i;
 
-	for (l = 0; l < 8; l++) {
+	for (l = 0; l < n; l++) {
 		ivsec[l] = x->iv_offset + sector + (uint64_t)l;
 		p[l] = dst + (size_t)l * LOOP_SECTOR_SIZE;
 		loop_aesni_cbc_decrypt_sector(&x->aes[key_index(x, ivsec[l])], zero,
 					      dst + (size_t)l * LOOP_SECTOR_SIZE,
 					      src + (size_t)l * LOOP_SECTOR_SIZE);
 	}
-	loop_lmk_iv_x8(iv, x->lmk_seed, p, ivsec);
-	for (l = 0; l < 8; l++)
+	lmk_ivs(x, iv, p, ivsec, n);
+	for (l = 0; l < n; l++)
 		for (i = 0; i < 16; i++)
 			dst[(size_t)l * LOOP_SECTOR_SIZE + i] ^= iv[l][i];
 	explicit_bzero(iv, sizeof(iv));
@@ -313,10 +341,21 @@ static void aesni_decrypt(struct loop_xfer *x, uint64_t sector, uint8_t *dst,
 	uint8_t iv[16] __attribute__((aligned(16)));
 	size_t i = 0;
 
-	if (x->md5_x8)
-		for (; i + 8 <= n; i += 8)
-			aesni_decrypt_lmk8(x, sector + i, dst + i * LOOP_SECTOR_SIZE,
-					   src + i * LOOP_SECTOR_SIZE);
+	if (x->iv_kind == IV_LMK && x->lmk_fused)
+		i = loop_aesni_lmk_decrypt(x->aes, x->lmk_seed, x->iv_offset + sector,
+					   dst, src, n);
+	if (x->iv_kind == IV_LMK && x->md5_lanes >= 8) {
+		unsigned int batch = x->md5_lanes >= 16 ? 16 : 8;
+
+		for (; i + batch <= n; i += batch)
+			aesni_decrypt_lmk(x, sector + i, dst + i * LOOP_SECTOR_SIZE,
+					  src + i * LOOP_SECTOR_SIZE, batch);
+		if (i + 8 <= n) {
+			aesni_decrypt_lmk(x, sector + i, dst + i * LOOP_SECTOR_SIZE,
+					  src + i * LOOP_SECTOR_SIZE, 8);
+			i += 8;
+		}
+	}
 	for (; i < n; i++) {
 		uint64_t ivsec = x->iv_offset + sector + i;
 		uint8_t *d = dst + i * LOOP_SECTOR_SIZE;
@@ -376,6 +415,54 @@ static int gcry_run(struct loop_xfer *x, int encrypt, uint64_t sector, uint8_t *
 	return r;
 }
 
+/*
+ * Single-key CBC decryption of a run of sectors in one libgcrypt call, so
+ * libgcrypt's bulk CBC-decrypt code (several blocks in parallel, AVX2 for
+ * twofish and serpent) sees up to 32 KiB instead of 512 bytes.  Decrypting
+ * the run as one CBC stream gives every sector but the first the wrong
+ * first block: D(C[i][0]) ^ C[i-1][last] where D(C[i][0]) ^ IV[i] is due.
+ * So the ciphertext's last block of each sector is saved first (dst may
+ * equal src) and swapped for the sector's own IV afterwards.
+ */
+#define BULK_SECTORS 64
+
+static int gcry_decrypt_bulk(struct loop_xfer *x, uint64_t sector, uint8_t *dst,
+			     const uint8_t *src, size_t n)
+{
+	struct handle_set *hs = get_handles(x);
+	unsigned int bs = x->block_bytes;
+	uint8_t last[BULK_SECTORS][16], iv[16];
+	size_t done, i, j;
+	int r = 0;
+
+	if (!hs)
+		return -ENOMEM;
+	for (done = 0; done < n && !r; done += i) {
+		size_t k = n - done < BULK_SECTORS ? n - done : BULK_SECTORS;
+		const uint8_t *s = src + done * LOOP_SECTOR_SIZE;
+		uint8_t *d = dst + done * LOOP_SECTOR_SIZE;
+
+		for (i = 0; i + 1 < k; i++)
+			memcpy(last[i], s + (i + 1) * LOOP_SECTOR_SIZE - bs, bs);
+		sector_iv(x, iv, x->iv_offset + sector + done);
+		gcry_cipher_setiv(hs->hd[0], iv, bs);
+		if ((d == s ? gcry_cipher_decrypt(hs->hd[0], d, k * LOOP_SECTOR_SIZE, NULL, 0)
+			    : gcry_cipher_decrypt(hs->hd[0], d, k * LOOP_SECTOR_SIZE, s,
+						  k * LOOP_SECTOR_SIZE)))
+			r = -EIO;
+		for (i = 1; i < k; i++) {
+			sector_iv(x, iv, x->iv_offset + sector + done + i);
+			for (j = 0; j < bs; j++)
+				d[i * LOOP_SECTOR_SIZE + j] ^= last[i - 1][j] ^ iv[j];
+		}
+		i = k;
+	}
+	explicit_bzero(last, sizeof(last));
+	explicit_bzero(iv, sizeof(iv));
+	put_handles(x, hs);
+	return r;
+}
+
 LIBLOOP_EXPORT int loop_xfer_encrypt(struct loop_xfer *x, uint64_t sector, void *dst,
 		      const void *src, size_t nsectors)
 {
@@ -397,5 +484,7 @@ LIBLOOP_EXPORT int loop_xfer_decrypt(struct loop_xfer *x, uint64_t sector, void 
 		aesni_decrypt(x, sector, dst, src, nsectors);
 		return 0;
 	}
+	if (x->nkeys == 1 && x->iv_kind != IV_LMK)
+		return gcry_decrypt_bulk(x, sector, dst, src, nsectors);
 	return gcry_run(x, 0, sector, dst, src, nsectors);
 }

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "libloop-crypto.h"
+#include "crypto-internal.h"
 
 static int die(const char *what, int r)
 {
@@ -61,7 +62,7 @@ int main(int argc, char **argv)
 	int c, fd = -1, decrypt = 0, dump_key = 0, r;
 	static unsigned char buf[1 << 20];
 
-	while ((c = getopt(argc, argv, "e:k:H:h:S:C:I:o:p:P:K:G:sdLX")) != -1) {
+	while ((c = getopt(argc, argv, "e:k:H:h:S:C:I:o:p:P:K:G:sdLXN")) != -1) {
 		switch (c) {
 		case 'e': name = optarg; break;
 		case 'k': bits = (unsigned int)strtoul(optarg, NULL, 10); break;
@@ -79,6 +80,9 @@ int main(int argc, char **argv)
 		case 's': kp.allow_short = 1; break;
 		case 'd': decrypt = 1; break;
 		case 'L': flags |= LOOP_SPEC_LOOPAES; break;
+		/* how many lmk IVs this CPU hashes at once (after
+		 * LIBLOOP_CRYPTO_MD5_LANES), for the tests' TAP lines */
+		case 'N': printf("%u\n", loop_md5_lanes()); return 0;
 		default: return 2;
 		}
 	}
