@@ -277,6 +277,12 @@ static void resolve_action(int argc, char **argv, struct cmdline *cl, struct loo
 	if (cl->list_mode && !cl->list.ncolumns)
 		columns_set_default(&cl->list);
 
+	/* loop-AES's "-P KEYFILE": here -P is util-linux's partscan, and the
+	 * key file is left over as one argument too many */
+	if ((cl->create.lo_flags & LO_FLAGS_PARTSCAN) && crypt_requested(&cl->crypt) &&
+	    argc - optind == (cl->act == A_FIND_FREE ? 2 : cl->act ? -1 : 3))
+		errx(EXIT_FAILURE, "-P is --partscan here, as in util-linux; loop-AES's "
+		     "-P KEYFILE is --cleartext-keyfile KEYFILE");
 	if (cl->act == A_FIND_FREE && optind < argc) {
 		cl->act = A_CREATE;
 		cl->create.file = argv[optind++];

@@ -79,6 +79,9 @@ static int crypt_cell(struct loopdev *ld, int col, char **res)
 	case COL_ENGINE:
 		*res = strdup(loop_engine_name(cs->engine));
 		return 1;
+	case COL_MULTIKEY:
+		*res = crypt_multikey_name(cs) ? strdup(crypt_multikey_name(cs)) : NULL;
+		return 1;
 	default:
 		return 0;
 	}
