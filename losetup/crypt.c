@@ -178,6 +178,17 @@ int create_encrypted(struct loopdev *ld, const struct create_opts *c,
 	cfg.force = k->force;
 	cfg.engine = kind;
 	cfg.fuse_daemon = fuse_daemon();
+	if ((c->lo_flags & LO_FLAGS_DIRECT_IO) && kind == LOOP_ENGINE_AUTO) {
+		rc = loop_engine_choose(cfg.spec, key, cfg.fuse_daemon);
+		if (rc >= 0)
+			cfg.engine = kind = (enum loop_engine_kind)rc;
+	}
+	if ((c->lo_flags & LO_FLAGS_DIRECT_IO) && kind == LOOP_ENGINE_FUSE) {
+		loop_key_free(key);
+		errx(EXIT_FAILURE, "%s: --direct-io is not supported by the fuse engine "
+		     "(its daemon reads and writes the image itself, buffered); "
+		     "use --engine kmod, xfer or dm", c->file);
+	}
 	if (kind != LOOP_ENGINE_AUTO) {
 		rc = loop_engine_probe(kind, cfg.fuse_daemon);
 		if (rc) {
