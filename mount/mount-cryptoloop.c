@@ -54,10 +54,12 @@ static void __attribute__((noreturn)) usage(int status)
 		"\nMount an encrypted image (fstab type \"cryptoloop\").\n"
 		"Options: cipher= (or encryption=), keybits=, phash=, pseed=, itercountk=,\n"
 		"gpgkey=, gpghome=, loinit=, crypt_offset= (or offset=),\n"
-		"crypt_sizelimit= (or sizelimit=), engine=, keyfile=, passfd=, fstype=, ro,\n"
-		"and any option of the filesystem inside.\n"
+		"crypt_sizelimit= (or sizelimit=), engine=, keyfile= (or cleartextkey=),\n"
+		"passfd=, fstype= (still probed for), ro, and any option of the\n"
+		"filesystem inside. User mounts (user, users) are refused.\n"
 		"\n--convert-fstab prints the cryptoloop line for every legacy\n"
-		"\"loop,encryption=\" line, which stock mount(8) rejects.\n"
+		"\"loop,encryption=\" line, which stock mount(8) rejects, and the\n"
+		"/dev/cryptoloopN form of every loop-AES encrypted swap line.\n"
 		"\nFor more details see mount.cryptoloop(8).\n",
 		program_invocation_short_name, program_invocation_short_name);
 	exit(status);
@@ -111,6 +113,7 @@ static void parse_args(int argc, char **argv, struct helper_args *a)
  */
 static char *fstab_cipher(const char *source, const char *target)
 {
+	const struct fstab_opt *o = fstab_opt_find("cipher", 6);
 	struct libmnt_table *tb = mnt_new_table();
 	struct libmnt_fs *fs;
 	char *value = NULL, *res = NULL;
@@ -120,8 +123,8 @@ static char *fstab_cipher(const char *source, const char *target)
 		return NULL;
 	if (mnt_table_parse_fstab(tb, NULL) == 0) {
 		fs = mnt_table_find_pair(tb, source, target, MNT_ITER_FORWARD);
-		if (fs && (mnt_fs_get_option(fs, "cipher", &value, &len) == 0 ||
-			   mnt_fs_get_option(fs, "encryption", &value, &len) == 0) && value)
+		if (fs && (mnt_fs_get_option(fs, o->name, &value, &len) == 0 ||
+			   mnt_fs_get_option(fs, o->legacy, &value, &len) == 0) && value)
 			res = strndup(value, len);
 	}
 	mnt_unref_table(tb);
@@ -346,8 +349,8 @@ int main(int argc, char **argv)
 
 		cipher = fstab_cipher(a.source, a.target);
 		if (!cipher)
-			errx(MOUNT_EX_USAGE, "%s: no cipher given: add cipher=NAME to the options",
-			     a.source);
+			errx(MOUNT_EX_USAGE, "%s%s%s: no cipher given: add cipher=NAME to the options",
+			     where ? where : "", where ? ": " : "", a.source);
 		snprintf(opt, sizeof(opt), "cipher=%s", cipher);
 		if (mopt_parse(&req, opt, &bad) < 0)
 			errx(MOUNT_EX_USAGE, "%s: bad cipher '%s'", a.source, cipher);
