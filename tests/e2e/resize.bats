@@ -60,6 +60,7 @@ size_of() { blockdev --getsize64 "$1"; }
 }
 
 @test "--direct-io on the fuse engine is refused, never ignored" {
+	[ "$E2E_ENGINE" = fuse ] || skip "about the fuse engine (kmod honours --direct-io)"
 	img=$(image 16M)
 	run --separate-stderr "$LOSETUP" -f --show --engine fuse --direct-io=on -e AES256 -p 3 \
 		"$img" 3< "$TESTDIR/pass"
