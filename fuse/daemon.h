@@ -25,7 +25,9 @@
 struct clf {
 	int img_fd;
 	uint64_t offset;		/* where the device's data starts in the image */
-	uint64_t size;			/* bytes exposed, a multiple of 512 */
+	uint64_t sizelimit;		/* 0: up to the image's end */
+	/* bytes exposed, a multiple of 512; "losetup -c" changes it */
+	_Atomic uint64_t size;
 	bool read_only;
 	struct loop_xfer *xfer;		/* NULL: passthrough */
 	struct fuse_session *se;
@@ -46,6 +48,11 @@ extern const struct fuse_lowlevel_ops clf_ops;
 int clf_io(struct clf *c, bool write, char *buf, uint64_t pos, size_t len);
 int clf_helper_start(struct clf *c);
 void clf_helper_stop(struct clf *c);
+
+/* size.c: the view's size from the image's now, -errno (-ERANGE: not
+ * one whole sector past @offset); refreshing c->size from it */
+int clf_view_size(int img_fd, uint64_t offset, uint64_t sizelimit, uint64_t *size);
+void clf_refresh_size(struct clf *c);
 
 /* signals.c: ignore shutdown's signals; our own exit request; the pid
  * in /run/sendsigs.omit.d */

@@ -154,7 +154,7 @@ static void parse_args(int argc, char **argv, struct args *a)
 static void open_image(struct clf *c, const struct args *a)
 {
 	uint64_t size;
-	struct stat st;
+	int rc;
 
 	c->read_only = a->read_only;
 	c->img_fd = open(a->image, (a->read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC);
@@ -164,27 +164,14 @@ static void open_image(struct clf *c, const struct args *a)
 	}
 	if (c->img_fd < 0)
 		fail(errno, "cannot open the image");
-	if (fstat(c->img_fd, &st) < 0)
-		fail(errno, "cannot stat the image");
-	if (S_ISBLK(st.st_mode)) {
-		if (ioctl(c->img_fd, BLKGETSIZE64, &size) < 0)
-			fail(errno, "cannot get the image's size");
-	} else if (S_ISREG(st.st_mode)) {
-		size = (uint64_t)st.st_size;
-	} else {
-		fail(EINVAL, "the image is not a regular file or block device");
-	}
-	if (size <= a->offset)
-		fail(ERANGE, "the image is not larger than the offset");
-	size -= a->offset;
-	if (a->sizelimit && a->sizelimit < size)
-		size = a->sizelimit;
-	/* the cipher works on whole sectors; a tail is ignored like loop does */
-	size &= ~(uint64_t)(LOOP_SECTOR_SIZE - 1);
-	if (!size)
+	rc = clf_view_size(c->img_fd, a->offset, a->sizelimit, &size);
+	if (rc == -ERANGE)
 		fail(ERANGE, "the image has less than one sector after the offset");
+	if (rc)
+		fail(-rc, "cannot get the image's size");
 	c->offset = a->offset;
-	c->size = size;
+	c->sizelimit = a->sizelimit;
+	atomic_store(&c->size, size);
 }
 
 static void read_key(struct clf *c, int fd)

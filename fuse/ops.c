@@ -111,6 +111,8 @@ static int write_sectors(struct clf *c, char *buf, uint64_t pos, size_t len)
 
 static void fill_attr(struct clf *c, fuse_ino_t ino, struct stat *st)
 {
+	uint64_t size = atomic_load(&c->size);
+
 	memset(st, 0, sizeof(*st));
 	st->st_ino = ino;
 	if (ino == CLF_ROOT_INO) {
@@ -119,8 +121,8 @@ static void fill_attr(struct clf *c, fuse_ino_t ino, struct stat *st)
 	} else {
 		st->st_mode = S_IFREG | (c->read_only ? 0400 : 0600);
 		st->st_nlink = 1;
-		st->st_size = (off_t)c->size;
-		st->st_blocks = (blkcnt_t)(c->size / 512);
+		st->st_size = (off_t)size;
+		st->st_blocks = (blkcnt_t)(size / 512);
 	}
 	st->st_blksize = 4096;
 }
@@ -163,6 +165,10 @@ static void clf_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
+	/* the attributes are cached for a day: the kernel asks again only
+	 * when forced to (statx AT_STATX_FORCE_SYNC, by "losetup -c") */
+	if (ino == CLF_FILE_INO)
+		clf_refresh_size(clf_of(req));
 	fill_attr(clf_of(req), ino, &st);
 	fuse_reply_attr(req, &st, ATTR_TIMEOUT);
 }
@@ -176,7 +182,7 @@ static void clf_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 	struct stat st;
 
 	if ((to_set & FUSE_SET_ATTR_SIZE) &&
-	    (ino != CLF_FILE_INO || (uint64_t)attr->st_size != c->size)) {
+	    (ino != CLF_FILE_INO || (uint64_t)attr->st_size != atomic_load(&c->size))) {
 		fuse_reply_err(req, EPERM);
 		return;
 	}
@@ -249,16 +255,16 @@ static void clf_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		     struct fuse_file_info *fi)
 {
 	struct clf *c = clf_of(req);
-	uint64_t pos = (uint64_t)off, start, end;
+	uint64_t pos = (uint64_t)off, start, end, now = atomic_load(&c->size);
 	char *buf;
 	int rc;
 
-	if (pos >= c->size || size == 0) {
+	if (pos >= now || size == 0) {
 		fuse_reply_buf(req, NULL, 0);
 		return;
 	}
-	if (size > c->size - pos)
-		size = (size_t)(c->size - pos);
+	if (size > now - pos)
+		size = (size_t)(now - pos);
 	/* widen to whole sectors: the cipher works on nothing smaller */
 	start = pos & ~(uint64_t)(SECTOR - 1);
 	end = (pos + size + SECTOR - 1) & ~(uint64_t)(SECTOR - 1);
@@ -305,7 +311,7 @@ static void clf_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bu
 {
 	struct clf *c = clf_of(req);
 	size_t size = fuse_buf_size(bufv);
-	uint64_t pos = (uint64_t)off;
+	uint64_t pos = (uint64_t)off, now = atomic_load(&c->size);
 	char *data;
 	int rc;
 
@@ -313,12 +319,12 @@ static void clf_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bu
 		fuse_reply_err(req, EROFS);
 		return;
 	}
-	if (pos >= c->size && size) {
+	if (pos >= now && size) {
 		fuse_reply_err(req, ENOSPC);
 		return;
 	}
-	if (size > c->size - pos)
-		size = (size_t)(c->size - pos);
+	if (size > now - pos)
+		size = (size_t)(now - pos);
 
 	if (bufv->count == 1 && bufv->off == 0 && !(bufv->buf[0].flags & FUSE_BUF_IS_FD)) {
 		/* the request's own buffer: we may encrypt in it */

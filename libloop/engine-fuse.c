@@ -475,10 +475,19 @@ static int fuse_owns(const struct loop_state *st)
 	return ok;
 }
 
-/* The daemon serves the image's size as it was at attach time. */
+/*
+ * The loop device takes the FUSE file's size from the kernel's inode,
+ * which caches the daemon's answer for a day: make the kernel ask again
+ * (the daemon then sizes the image anew), then have loop re-read it.
+ */
 static int fuse_resize(struct loopdev *ld, const struct loop_state *st)
 {
-	(void)st;
+	char path[PATH_MAX + 8];
+	struct statx stx;
+
+	snprintf(path, sizeof(path), "%s/%s", st->mount, LOOP_FUSE_FILE);
+	if (statx(AT_FDCWD, path, AT_STATX_FORCE_SYNC, STATX_SIZE, &stx) < 0)
+		return -errno;
 	return loopdev_set_capacity(ld);
 }
 

@@ -25,7 +25,8 @@ const struct column_info column_infos[COL_COUNT] = {
 	/* ours: only with -O, so util-linux's default and --output-all stay */
 	[COL_CIPHER]      = { "CIPHER",       6,    0, "encryption cipher name", 0 },
 	[COL_KEYBITS]     = { "KEYBITS",      4,    SCOLS_FL_RIGHT, "encryption key size in bits", SCOLS_JSON_NUMBER },
-	[COL_ENGINE]      = { "ENGINE",       4,    0, "encryption engine (fuse, kmod)", 0 },
+	[COL_ENGINE]      = { "ENGINE",       4,    0, "encryption engine (kmod, xfer, dm, fuse)", 0 },
+	[COL_MULTIKEY]    = { "MULTIKEY",     12,   0, "loop-AES multi-key mode (multi-key-v2, multi-key-v3)", 0 },
 };
 
 /* Returns the column id, or -1 after warning about an unknown name. */

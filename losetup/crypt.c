@@ -17,6 +17,10 @@
 #include "losetup.h"
 #include "keyopts.h"
 
+/* loop-AES multi-key: v2 has 64 keys, v3 a 65th that seeds the IV */
+#define MULTIKEY_V2_KEYS 64
+#define MULTIKEY_V3_KEYS 65
+
 bool crypt_requested(const struct crypt_opts *k)
 {
 	return k->encryption || k->keybits || k->pass_fd >= 0 || k->phash ||
@@ -73,13 +77,30 @@ static void report_attach(int rc, enum loop_err_object who, struct loopdev *ld,
 		break;
 	default:
 		if (rc == -ENODEV)
-			warnx("%s: no encryption engine available (no cryptoloop module, "
-			      "no dm-crypt, no /dev/fuse or cryptoloop-fuse)", image);
+			warnx("%s: no encryption engine available (no cryptoloop module "
+			      "(kmod), no cryptoloop_xfer module (xfer), no dm-crypt (dm), "
+			      "no /dev/fuse or cryptoloop-fuse (fuse))", image);
 		else if (rc == -EOPNOTSUPP)
 			warnx("%s: the chosen engine cannot take this key", image);
 		else
 			warn("%s: failed to set up encrypted loop device", image);
 	}
+}
+
+/*
+ * loop-AES's warning, word for word (scripts look for it): key data of 1,
+ * 64 or 65 lines is a known format; 2..63 use the first line, more than
+ * 65 the first 65.
+ */
+static void warn_key_lines(const struct loop_cipher_spec *spec, const struct loop_pass *pass)
+{
+	size_t n = loop_pass_count(pass);
+
+	if (spec->format == LOOP_FORMAT_LOOPAES && n > 1 &&
+	    n != MULTIKEY_V2_KEYS && n != MULTIKEY_V3_KEYS)
+		warnx("Warning: Unknown key data format - using it anyway "
+		      "(%zu key lines; %s uses %s)", n, spec->name,
+		      n < MULTIKEY_V2_KEYS ? "the first line only" : "the first 65");
 }
 
 /* Why an engine asked for by name cannot run here. */
@@ -140,6 +161,7 @@ int create_encrypted(struct loopdev *ld, const struct create_opts *c,
 		key = crypt_derive(k, &spec, NULL);
 	} else {
 		pass = crypt_read_secret(k, &spec, "Password: ", false);
+		warn_key_lines(&spec, pass);
 		key = crypt_derive(k, &spec, pass);
 		loop_pass_free(pass);
 	}
@@ -156,6 +178,17 @@ int create_encrypted(struct loopdev *ld, const struct create_opts *c,
 	cfg.force = k->force;
 	cfg.engine = kind;
 	cfg.fuse_daemon = fuse_daemon();
+	if ((c->lo_flags & LO_FLAGS_DIRECT_IO) && kind == LOOP_ENGINE_AUTO) {
+		rc = loop_engine_choose(cfg.spec, key, cfg.fuse_daemon);
+		if (rc >= 0)
+			cfg.engine = kind = (enum loop_engine_kind)rc;
+	}
+	if ((c->lo_flags & LO_FLAGS_DIRECT_IO) && kind == LOOP_ENGINE_FUSE) {
+		loop_key_free(key);
+		errx(EXIT_FAILURE, "%s: --direct-io is not supported by the fuse engine "
+		     "(its daemon reads and writes the image itself, buffered); "
+		     "use --engine kmod, xfer or dm", c->file);
+	}
 	if (kind != LOOP_ENGINE_AUTO) {
 		rc = loop_engine_probe(kind, cfg.fuse_daemon);
 		if (rc) {
@@ -208,6 +241,18 @@ int resize_device(struct loopdev *ld)
 	if (rc == -ENOENT)
 		rc = loopdev_set_capacity(ld);
 	return rc;
+}
+
+const char *crypt_multikey_name(const struct loop_state *cs)
+{
+	switch (cs->key_count) {
+	case MULTIKEY_V2_KEYS:
+		return "multi-key-v2";
+	case MULTIKEY_V3_KEYS:
+		return "multi-key-v3";
+	default:
+		return NULL;
+	}
 }
 
 const char *crypt_device_name(struct loopdev *ld)

@@ -16,29 +16,7 @@
 #include <libmount.h>
 
 #include "losetup.h"
-
-/* fstab option -> losetup option (loop-AES's names, and ours) */
-static const struct {
-	const char *fstab;
-	const char *opt;
-} fstab_opts[] = {
-	{ "encryption",   "-e" },
-	{ "cipher",       "-e" },
-	{ "keybits",      "-k" },
-	{ "offset",       "-o" },
-	{ "crypt_offset", "-o" },
-	{ "sizelimit",    "--sizelimit" },
-	{ "crypt_sizelimit", "--sizelimit" },
-	{ "phash",        "-H" },
-	{ "pseed",        "-S" },
-	{ "loinit",       "-I" },
-	{ "itercountk",   "-C" },
-	{ "gpgkey",       "-K" },
-	{ "gpghome",      "-G" },
-	{ "cleartextkey", "--cleartext-keyfile" },
-	{ "keyfile",      "--cleartext-keyfile" },
-	{ "engine",       "--engine" },
-};
+#include "../mount/fstab-options.h"
 
 /* The fstab entry with loop=@device, or NULL. */
 static struct libmnt_fs *find_entry(struct libmnt_table *tb, const char *device)
@@ -78,16 +56,23 @@ void setup_from_fstab(const char *device, int argc, char **argv)
 	if (!mnt_fs_get_source(fs))
 		errx(EXIT_FAILURE, "%s: the fstab line names no file", device);
 
-	nargv = calloc((size_t)argc + 2 * (sizeof(fstab_opts) / sizeof(fstab_opts[0])) + 4,
-		       sizeof(char *));
+	nargv = calloc((size_t)argc + 4 * fstab_opts_count + 4, sizeof(char *));
 	if (!nargv)
 		err(EXIT_FAILURE, "%s", device);
 	nargv[n++] = argv[0];
-	for (i = 0; i < sizeof(fstab_opts) / sizeof(fstab_opts[0]); i++) {
-		if (mnt_optstr_get_option(mnt_fs_get_options(fs), fstab_opts[i].fstab,
-					  &val, &len) != 0 || !val)
+	for (i = 0; i < fstab_opts_count; i++) {
+		const struct fstab_opt *o = &fstab_opts[i];
+		const char *opts = mnt_fs_get_options(fs);
+
+		/* the device options of the one table; passfd=, fstype= and
+		 * ro belong to the mount, not to "losetup -F" */
+		if (o->kind != FOPT_LOSETUP)
 			continue;
-		nargv[n++] = (char *)fstab_opts[i].opt;
+		if ((mnt_optstr_get_option(opts, o->name, &val, &len) != 0 || !val) &&
+		    (!o->legacy || mnt_optstr_get_option(opts, o->legacy, &val, &len) != 0 ||
+		     !val))
+			continue;
+		nargv[n++] = (char *)o->losetup;
 		nargv[n++] = strndup(val, len);
 		if (!nargv[n - 1])
 			err(EXIT_FAILURE, "%s", device);

@@ -92,11 +92,29 @@ bool crypt_opt_parse(struct crypt_opts *k, int c, const char *arg)
 	return true;
 }
 
+/* The key size a name such as AES128 or twofish256 carries, or 0. */
+static unsigned int name_bits(const char *name)
+{
+	size_t len = strlen(name), i = len;
+
+	while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9')
+		i--;
+	return i < len && i > 0 ? (unsigned int)strtoul(name + i, NULL, 10) : 0;
+}
+
 int crypt_parse_spec(const struct crypt_opts *k, struct loop_cipher_spec *spec,
 		     bool none_ok)
 {
-	int rc = loop_cipher_spec_parse(spec, k->encryption, k->keybits,
-					k->loopaes ? LOOP_SPEC_LOOPAES : 0);
+	unsigned int bits = k->encryption ? name_bits(k->encryption) : 0;
+	int rc;
+
+	/* loop-AES took -k over the name; say which one is meant instead */
+	if (bits >= 64 && k->keybits && k->keybits != bits)
+		errx(EXIT_FAILURE, "--encryption %s and --keybits %u conflict: %s is a "
+		     "%u-bit key (give one of them)", k->encryption, k->keybits,
+		     k->encryption, bits);
+	rc = loop_cipher_spec_parse(spec, k->encryption, k->keybits,
+				    k->loopaes ? LOOP_SPEC_LOOPAES : 0);
 
 	if (rc == 1 && none_ok)
 		return 1;

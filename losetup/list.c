@@ -23,6 +23,9 @@ static void print_crypt_line(struct loopdev *ld, const struct loop_state *cs)
 		printf(", sizelimit %ju", (uintmax_t)cs->sizelimit);
 	if (cs->cipher[0])
 		printf(", encryption %s (type %d)", cs->cipher, cs->encrypt_type);
+	/* loop-AES's README has users look for this in "losetup -a" */
+	if (crypt_multikey_name(cs))
+		printf(", %s", crypt_multikey_name(cs));
 	putchar('\n');
 }
 

@@ -43,6 +43,7 @@ enum losetup_column {
 	COL_CIPHER = COL_UL_COUNT,
 	COL_KEYBITS,
 	COL_ENGINE,
+	COL_MULTIKEY,
 	COL_COUNT
 };
 
@@ -138,6 +139,9 @@ void setup_from_fstab(const char *device, int argc, char **argv)
 void crypt_gc(void);
 /* The record of an encrypted device, or NULL (static storage). */
 const struct loop_state *crypt_state(struct loopdev *ld);
+/* loop-AES's name of the device's key mode: "multi-key-v2" (64 keys),
+ * "multi-key-v3" (65), or NULL for a single key. */
+const char *crypt_multikey_name(const struct loop_state *cs);
 /* The name to show for @ld: a dm mapping on it, else its own path. */
 const char *crypt_device_name(struct loopdev *ld);
 /* -c: the loop device and whatever an engine put on it. Returns -errno. */

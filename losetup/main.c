@@ -277,6 +277,12 @@ static void resolve_action(int argc, char **argv, struct cmdline *cl, struct loo
 	if (cl->list_mode && !cl->list.ncolumns)
 		columns_set_default(&cl->list);
 
+	/* loop-AES's "-P KEYFILE": here -P is util-linux's partscan, and the
+	 * key file is left over as one argument too many */
+	if ((cl->create.lo_flags & LO_FLAGS_PARTSCAN) && crypt_requested(&cl->crypt) &&
+	    argc - optind == (cl->act == A_FIND_FREE ? 2 : cl->act ? -1 : 3))
+		errx(EXIT_FAILURE, "-P is --partscan here, as in util-linux; loop-AES's "
+		     "-P KEYFILE is --cleartext-keyfile KEYFILE");
 	if (cl->act == A_FIND_FREE && optind < argc) {
 		cl->act = A_CREATE;
 		cl->create.file = argv[optind++];
@@ -417,6 +423,15 @@ static int run(struct cmdline *cl, struct loopdev *ld, int argc, char **argv)
 		res = report(resize_device(ld), "set capacity", ld);
 		break;
 	case A_SET_DIRECT_IO:
+		if (crypt_state(ld) && crypt_state(ld)->engine == LOOP_ENGINE_FUSE) {
+			/* the loop device's flag would only change the hop to the
+			 * daemon, never how the image is read: refuse, do not pretend */
+			warnx("%s: --direct-io is not supported by the fuse engine "
+			      "(its daemon reads and writes the image itself, buffered)",
+			      crypt_device_name(ld));
+			res = -EOPNOTSUPP;
+			break;
+		}
 		res = report(loopdev_set_direct_io(ld, (int)cl->use_dio),
 			     "set direct io", ld);
 		break;

@@ -79,6 +79,16 @@ static int crypt_cell(struct loopdev *ld, int col, char **res)
 	case COL_ENGINE:
 		*res = strdup(loop_engine_name(cs->engine));
 		return 1;
+	case COL_DIO:
+		/* the FUSE engine's daemon reads the image buffered; the loop
+		 * device above it uses direct I/O to the daemon, an internal hop */
+		if (cs->engine != LOOP_ENGINE_FUSE)
+			return 0;
+		*res = strdup("0");
+		return 1;
+	case COL_MULTIKEY:
+		*res = crypt_multikey_name(cs) ? strdup(crypt_multikey_name(cs)) : NULL;
+		return 1;
 	default:
 		return 0;
 	}

@@ -39,8 +39,9 @@ static void exec_losetup(char *const argv[])
 		execv(losetup_path(), argv);
 }
 
-/* Run losetup with @argv; its stdout (one line) into *out when asked. */
-static int run_losetup(char *const argv[], char **out)
+/* Run losetup with @argv; its stdout (one line) into *out when asked,
+ * its stderr to @errfd when that is not -1. */
+static int run_losetup(char *const argv[], char **out, int errfd)
 {
 	char buf[4096];
 	size_t len = 0;
@@ -63,6 +64,8 @@ static int run_losetup(char *const argv[], char **out)
 	}
 	if (pid == 0) {
 		if (out && dup2(pipefd[1], STDOUT_FILENO) < 0)
+			_exit(127);
+		if (errfd >= 0 && dup2(errfd, STDERR_FILENO) < 0)
 			_exit(127);
 		exec_losetup(argv);
 		fprintf(stderr, "mount.cryptoloop: cannot run %s: %s\n",
@@ -90,7 +93,8 @@ static int run_losetup(char *const argv[], char **out)
 	return WEXITSTATUS(status);
 }
 
-int device_setup(const struct mount_request *req, const char *image, char **device)
+int device_setup(const struct mount_request *req, const char *image, char **device,
+		 int errfd)
 {
 	char *argv[80], fdbuf[16];
 	size_t n = 0, i;
@@ -101,22 +105,39 @@ int device_setup(const struct mount_request *req, const char *image, char **devi
 	for (i = 0; i < req->nargs; i++)
 		argv[n++] = req->losetup_args[i];
 	if (req->readonly)
-		argv[n++] = (char *)"-r";
+		argv[n++] = (char *)"--read-only";
 	if (req->passfd >= 0) {
 		snprintf(fdbuf, sizeof(fdbuf), "%d", req->passfd);
-		argv[n++] = (char *)"-p";
+		argv[n++] = (char *)"--pass-fd";
 		argv[n++] = fdbuf;
 	}
 	argv[n++] = (char *)image;
 	argv[n] = NULL;
-	return run_losetup(argv, device);
+	return run_losetup(argv, device, errfd);
 }
 
 int device_teardown(const char *device)
 {
 	char *argv[] = { (char *)"losetup", (char *)"-d", (char *)device, NULL };
 
-	return run_losetup(argv, NULL);
+	return run_losetup(argv, NULL, -1);
+}
+
+int device_image(const char *device, char **image)
+{
+	char *argv[] = { (char *)"losetup", (char *)"--list", (char *)"--noheadings",
+			 (char *)"--output", (char *)"BACK-FILE", (char *)device, NULL };
+	int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC), rc;
+
+	/* a device that is not ours, or no loop device at all: no image */
+	rc = run_losetup(argv, image, devnull);
+	if (devnull >= 0)
+		close(devnull);
+	if (rc == 0 && !**image) {
+		free(*image);
+		rc = 1;
+	}
+	return rc;
 }
 
 int device_probe_fstype(const char *device, char **type)

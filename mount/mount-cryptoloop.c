@@ -18,12 +18,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <libmount.h>
 
 #include "device.h"
 #include "fstab-convert.h"
+#include "messages.h"
 #include "mount-opts.h"
 
 /* mount(8)'s exit codes, which callers of helpers interpret */
@@ -50,10 +54,12 @@ static void __attribute__((noreturn)) usage(int status)
 		"\nMount an encrypted image (fstab type \"cryptoloop\").\n"
 		"Options: cipher= (or encryption=), keybits=, phash=, pseed=, itercountk=,\n"
 		"gpgkey=, gpghome=, loinit=, crypt_offset= (or offset=),\n"
-		"crypt_sizelimit= (or sizelimit=), engine=, keyfile=, passfd=, fstype=, ro,\n"
-		"and any option of the filesystem inside.\n"
+		"crypt_sizelimit= (or sizelimit=), engine=, keyfile= (or cleartextkey=),\n"
+		"passfd=, fstype= (still probed for), ro, and any option of the\n"
+		"filesystem inside. User mounts (user, users) are refused.\n"
 		"\n--convert-fstab prints the cryptoloop line for every legacy\n"
-		"\"loop,encryption=\" line, which stock mount(8) rejects.\n"
+		"\"loop,encryption=\" line, which stock mount(8) rejects, and the\n"
+		"/dev/cryptoloopN form of every loop-AES encrypted swap line.\n"
 		"\nFor more details see mount.cryptoloop(8).\n",
 		program_invocation_short_name, program_invocation_short_name);
 	exit(status);
@@ -107,6 +113,7 @@ static void parse_args(int argc, char **argv, struct helper_args *a)
  */
 static char *fstab_cipher(const char *source, const char *target)
 {
+	const struct fstab_opt *o = fstab_opt_find("cipher", 6);
 	struct libmnt_table *tb = mnt_new_table();
 	struct libmnt_fs *fs;
 	char *value = NULL, *res = NULL;
@@ -116,12 +123,163 @@ static char *fstab_cipher(const char *source, const char *target)
 		return NULL;
 	if (mnt_table_parse_fstab(tb, NULL) == 0) {
 		fs = mnt_table_find_pair(tb, source, target, MNT_ITER_FORWARD);
-		if (fs && (mnt_fs_get_option(fs, "cipher", &value, &len) == 0 ||
-			   mnt_fs_get_option(fs, "encryption", &value, &len) == 0) && value)
+		if (fs && (mnt_fs_get_option(fs, o->name, &value, &len) == 0 ||
+			   mnt_fs_get_option(fs, o->legacy, &value, &len) == 0) && value)
 			res = strndup(value, len);
 	}
 	mnt_unref_table(tb);
 	return res;
+}
+
+/* The source mounted on @target (the kernel's mount table), or NULL. */
+static char *mounted_source(const char *target)
+{
+	struct libmnt_table *tb = mnt_new_table();
+	struct libmnt_fs *fs;
+	char *res = NULL;
+
+	if (!tb)
+		return NULL;
+	if (mnt_table_parse_mtab(tb, NULL) == 0) {
+		fs = mnt_table_find_target(tb, target, MNT_ITER_BACKWARD);
+		if (fs && mnt_fs_get_srcpath(fs))
+			res = strdup(mnt_fs_get_srcpath(fs));
+	}
+	mnt_unref_table(tb);
+	return res;
+}
+
+/*
+ * Is our parent "mount -a"? mount(8) skips the lines it finds mounted
+ * and says nothing; for ours it cannot tell (the mounted device is not
+ * the image), so it runs us, and we must be as quiet as it would be.
+ */
+static bool parent_is_mount_all(void)
+{
+	char path[64], buf[4096], *p, *end;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)getppid());
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	end = buf + n;
+	p = strrchr(buf, '/');
+	if (strcmp(p ? p + 1 : buf, "mount"))
+		return false;
+	for (p = buf + strlen(buf) + 1; p < end; p += strlen(p) + 1) {
+		const char *c;
+
+		if (!strcmp(p, "--all"))
+			return true;
+		if (p[0] != '-' || p[1] == '-')
+			continue;
+		/* a cluster of short options, up to one that takes a value */
+		for (c = p + 1; *c && !strchr("oOtTLUNBMRwr", *c) ; c++)
+			if (*c == 'a')
+				return true;
+	}
+	return false;
+}
+
+/*
+ * Is @image already mounted on @target through one of our devices?
+ * Returns true with the device in *device (malloc'ed).
+ */
+static bool already_mounted(const char *image, const char *target, char **device)
+{
+	char *dev = mounted_source(target), *img = NULL, real[PATH_MAX];
+	bool same;
+
+	if (!dev)
+		return false;
+	same = device_image(dev, &img) == 0 && img && realpath(image, real) &&
+	       !strcmp(img, real);
+	free(img);
+	if (same)
+		*device = dev;
+	else
+		free(dev);
+	return same;
+}
+
+/*
+ * "mount -o remount,..." (mount(8) comes back to us through the helper=
+ * recorded in utab): the device stays, the filesystem is remounted with
+ * the options that are the filesystem's.
+ */
+static int remount(const struct helper_args *a)
+{
+	struct libmnt_context *cxt;
+	char *str, *p, *name, *val, *opts = NULL, *device, buf[BUFSIZ] = "";
+	size_t nlen, vlen;
+	int rc;
+
+	device = mounted_source(a->target);
+	if (!device)
+		errx(MOUNT_EX_FAIL, "%s: not mounted", a->target);
+	str = strdup(a->options ? a->options : "");
+	if (!str)
+		err(MOUNT_EX_SYSERR, "%s", a->target);
+	p = str;
+	while (mnt_optstr_next_option(&p, &name, &nlen, &val, &vlen) == 0) {
+		const struct fstab_opt *o = fstab_opt_find(name, nlen);
+		char *opt;
+
+		/* ours set the device up, which stays as it is; "ro" is
+		 * both, and here it is the filesystem's */
+		if ((o && o->kind != FOPT_READONLY) ||
+		    (nlen == 6 && !strncmp(name, "helper", 6)) ||
+		    (nlen == 7 && !strncmp(name, "uhelper", 7)))
+			continue;
+		opt = strndup(name, val ? (size_t)(val + vlen - name) : nlen);
+		if (!opt || mnt_optstr_append_option(&opts, opt, NULL))
+			err(MOUNT_EX_SYSERR, "%s", a->target);
+		free(opt);
+	}
+	free(str);
+	mnt_optstr_append_option(&opts, "uhelper", "cryptoloop");
+	mnt_optstr_append_option(&opts, "helper", "cryptoloop");
+
+	cxt = mnt_new_context();
+	if (!cxt)
+		err(MOUNT_EX_SYSERR, "failed to allocate a libmount context");
+	mnt_context_disable_helpers(cxt, 1);
+	/* neither fstab nor mountinfo: their lines carry our options */
+	mnt_context_set_optsmode(cxt, MNT_OMODE_IGNORE);
+	mnt_context_set_source(cxt, device);
+	mnt_context_set_target(cxt, a->target);
+	mnt_context_set_options(cxt, opts);
+	mnt_context_enable_fake(cxt, a->fake);
+	mnt_context_disable_mtab(cxt, a->nomtab);
+	mnt_context_enable_verbose(cxt, a->verbose);
+	rc = mnt_context_mount(cxt);
+	rc = mnt_context_get_excode(cxt, rc, buf, sizeof(buf));
+	if (rc && *buf)
+		warnx("%s: %s", a->target, buf);
+	mnt_free_context(cxt);
+	free(opts);
+	free(device);
+	return rc;
+}
+
+/* Filesystem types that mount a superblock libblkid calls @found. */
+static bool type_fits(const char *want, const char *found)
+{
+	if (!strcmp(want, found))
+		return true;
+	/* the ext4 driver mounts ext2 and ext3, ext3's mounts ext2 */
+	if (!strcmp(want, "ext4"))
+		return !strcmp(found, "ext2") || !strcmp(found, "ext3");
+	if (!strcmp(want, "ext3"))
+		return !strcmp(found, "ext2");
+	return false;
 }
 
 static int mount_fs(const struct helper_args *a, const char *device,
@@ -163,23 +321,36 @@ int main(int argc, char **argv)
 {
 	struct helper_args a = { 0 };
 	struct mount_request req;
-	char *bad = NULL, *device = NULL, *fstype = NULL, *cipher = NULL;
+	char *bad = NULL, *device = NULL, *fstype = NULL, *cipher = NULL, *where;
 	struct stat st;
-	int rc;
+	int rc, errfd;
 
 	parse_args(argc, argv, &a);
 	mnt_init_debug(0);
+	/*
+	 * mount(8) runs helpers of "user"/"users" lines with the user's
+	 * ids. Setting up a device needs root, and a setuid helper would
+	 * hand the user whatever losetup can do; so refuse, before a
+	 * passphrase is asked for.
+	 */
+	if (getuid() != 0)
+		errx(MOUNT_EX_USAGE, "%s: user mounts of encrypted images are not supported "
+		     "(\"user\"/\"users\" in fstab): only root can mount it", a.source);
+	if (a.options && mnt_optstr_get_option(a.options, "remount", NULL, NULL) == 0)
+		return remount(&a);
+
+	where = fstab_line_of(a.source, a.target);
 	mopt_init(&req);
 	if (mopt_parse(&req, a.options, &bad) < 0)
-		errx(MOUNT_EX_USAGE, "%s: bad option '%s' (missing or repeated value?)",
-		     a.source, bad ? bad : "?");
+		errx(MOUNT_EX_USAGE, "%s%s%s: bad option '%s' (missing or repeated value?)",
+		     where ? where : "", where ? ": " : "", a.source, bad ? bad : "?");
 	if (!mopt_given(&req, "cipher")) {
 		char opt[300];
 
 		cipher = fstab_cipher(a.source, a.target);
 		if (!cipher)
-			errx(MOUNT_EX_USAGE, "%s: no cipher given: add cipher=NAME to the options",
-			     a.source);
+			errx(MOUNT_EX_USAGE, "%s%s%s: no cipher given: add cipher=NAME to the options",
+			     where ? where : "", where ? ": " : "", a.source);
 		snprintf(opt, sizeof(opt), "cipher=%s", cipher);
 		if (mopt_parse(&req, opt, &bad) < 0)
 			errx(MOUNT_EX_USAGE, "%s: bad cipher '%s'", a.source, cipher);
@@ -190,35 +361,64 @@ int main(int argc, char **argv)
 			return 0;
 		err(MOUNT_EX_FAIL, "%s", a.source);
 	}
+	if (already_mounted(a.source, a.target, &device)) {
+		rc = 0;
+		if (!parent_is_mount_all()) {
+			warnx("%s: %s is already mounted on %s", a.target, a.source, a.target);
+			rc = MOUNT_EX_FAIL;
+		}
+		goto out;
+	}
+	if (req.passfd >= 0 && fcntl(req.passfd, F_GETFD) < 0)
+		errx(MOUNT_EX_USAGE, "%s%s%s: passfd=%d: no such open descriptor "
+		     "(open it for mount: \"mount ... %d<FILE\")", where ? where : "",
+		     where ? ": " : "", a.source, req.passfd, req.passfd);
 
-	rc = device_setup(&req, a.source, &device);
+	/* losetup's messages, retold in the fstab's words */
+	errfd = memfd_create("losetup-messages", MFD_CLOEXEC);
+	rc = device_setup(&req, a.source, &device, errfd);
+	if (errfd >= 0) {
+		relay_losetup_messages(errfd, where);
+		close(errfd);
+	}
 	if (rc) {
 		if (rc < 0)
 			warnx("%s: cannot set up the encrypted device: %s", a.source, strerror(-rc));
-		mopt_free(&req);
-		return MOUNT_EX_FAIL;
+		rc = MOUNT_EX_FAIL;
+		goto out;
 	}
 
+	/*
+	 * A wrong passphrase gives garbage, never an error: probe even
+	 * when fstype= names the type, and refuse when it is not there.
+	 */
+	rc = device_probe_fstype(device, &fstype);
+	if (rc == 0 && req.fstype && !type_fits(req.fstype, fstype)) {
+		warnx("%s: no %s filesystem on the decrypted device %s (found %s): "
+		      "wrong passphrase or cipher, or a wrong fstype=?", a.source,
+		      req.fstype, device, fstype);
+		rc = 1;
+	} else if (rc > 0) {
+		warnx("%s: no filesystem found on the decrypted device %s: "
+		      "wrong passphrase or cipher?", a.source, device);
+	} else if (rc < 0) {
+		warnx("%s: cannot probe %s: %s", a.source, device, strerror(-rc));
+	}
+	if (rc) {
+		device_teardown(device);
+		rc = MOUNT_EX_FAIL;
+		goto out;
+	}
 	if (req.fstype) {
+		free(fstype);
 		fstype = strdup(req.fstype);
-	} else {
-		rc = device_probe_fstype(device, &fstype);
-		if (rc) {
-			if (rc > 0)
-				warnx("%s: no filesystem found on the decrypted device %s: "
-				      "wrong passphrase or cipher?", a.source, device);
-			else
-				warnx("%s: cannot probe %s: %s", a.source, device, strerror(-rc));
-			device_teardown(device);
-			rc = MOUNT_EX_FAIL;
-			goto out;
-		}
 	}
 
 	rc = mount_fs(&a, device, fstype, req.fs_options);
 	if (rc)
 		device_teardown(device);
 out:
+	free(where);
 	free(device);
 	free(fstype);
 	free(cipher);

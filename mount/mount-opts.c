@@ -1,10 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Option table of the cryptoloop mount helper. Names follow the old
- * "encryption=" world where libmount lets them through; where libmount
- * would act on a name itself ("offset=", "sizelimit=" make it set up a
- * plain loop device, "encryption=" is stripped) the fstab form uses a
- * crypt_ name and the legacy one still works wherever the helper sees it.
+ * The options of fstab type "cryptoloop" (the table is fstab-options.c),
+ * split into what sets the device up and what goes to the filesystem.
  */
 #include "config.h"
 
@@ -15,26 +12,6 @@
 #include <libmount.h>
 
 #include "mount-opts.h"
-
-const struct mopt_desc mopt_table[] = {
-	{ "cipher",          "encryption", MOPT_LOSETUP,  "-e",   true },
-	{ "keybits",         NULL,         MOPT_LOSETUP,  "-k",   true },
-	{ "phash",           NULL,         MOPT_LOSETUP,  "-H",   true },
-	{ "pseed",           NULL,         MOPT_LOSETUP,  "-S",   true },
-	{ "itercountk",      NULL,         MOPT_LOSETUP,  "-C",   true },
-	{ "gpgkey",          NULL,         MOPT_LOSETUP,  "-K",   true },
-	{ "gpghome",         NULL,         MOPT_LOSETUP,  "-G",   true },
-	{ "loinit",          NULL,         MOPT_LOSETUP,  "-I",   true },
-	{ "crypt_offset",    "offset",     MOPT_LOSETUP,  "-o",   true },
-	{ "crypt_sizelimit", "sizelimit",  MOPT_LOSETUP,  "--sizelimit", true },
-	{ "engine",          NULL,         MOPT_LOSETUP,  "--engine", true },
-	{ "keyfile",         NULL,         MOPT_LOSETUP,  "--cleartext-keyfile", true },
-	{ "passfd",          NULL,         MOPT_PASSFD,   "-p",   true },
-	{ "fstype",          NULL,         MOPT_FSTYPE,   NULL,   true },
-	{ "ro",              NULL,         MOPT_READONLY, "-r",   false },
-};
-
-const size_t mopt_table_size = sizeof(mopt_table) / sizeof(mopt_table[0]);
 
 void mopt_init(struct mount_request *req)
 {
@@ -57,24 +34,10 @@ bool mopt_given(const struct mount_request *req, const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < mopt_table_size; i++)
-		if (!strcmp(mopt_table[i].name, name))
+	for (i = 0; i < fstab_opts_count; i++)
+		if (!strcmp(fstab_opts[i].name, name))
 			return req->seen & (1UL << i);
 	return false;
-}
-
-static const struct mopt_desc *lookup(const char *name, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < mopt_table_size; i++) {
-		const struct mopt_desc *d = &mopt_table[i];
-
-		if ((strlen(d->name) == len && !strncmp(d->name, name, len)) ||
-		    (d->legacy && strlen(d->legacy) == len && !strncmp(d->legacy, name, len)))
-			return d;
-	}
-	return NULL;
 }
 
 static int push_arg(struct mount_request *req, const char *arg, size_t len)
@@ -104,21 +67,21 @@ static int parse_fd(const char *val, size_t len, int *fd)
 	return 0;
 }
 
-static int take(struct mount_request *req, const struct mopt_desc *d,
+static int take(struct mount_request *req, const struct fstab_opt *d,
 		const char *val, size_t vlen)
 {
 	int rc;
 
-	switch (d->target) {
-	case MOPT_LOSETUP:
+	switch (d->kind) {
+	case FOPT_LOSETUP:
 		rc = push_arg(req, d->losetup, strlen(d->losetup));
 		return rc ? rc : push_arg(req, val, vlen);
-	case MOPT_PASSFD:
+	case FOPT_PASSFD:
 		return parse_fd(val, vlen, &req->passfd);
-	case MOPT_FSTYPE:
+	case FOPT_FSTYPE:
 		req->fstype = strndup(val, vlen);
 		return req->fstype ? 0 : -ENOMEM;
-	case MOPT_READONLY:
+	case FOPT_READONLY:
 		req->readonly = true;
 		return mnt_optstr_append_option(&req->fs_options, "ro", NULL);
 	}
@@ -144,7 +107,7 @@ int mopt_parse(struct mount_request *req, const char *optstr, char **bad)
 		return -ENOMEM;
 	p = str;
 	while (rc == 0 && mnt_optstr_next_option(&p, &name, &nlen, &val, &vlen) == 0) {
-		const struct mopt_desc *d = lookup(name, nlen);
+		const struct fstab_opt *d = fstab_opt_find(name, nlen);
 		unsigned long bit;
 
 		if (!d) {
@@ -157,7 +120,7 @@ int mopt_parse(struct mount_request *req, const char *optstr, char **bad)
 			free(o);
 			continue;
 		}
-		bit = 1UL << (d - mopt_table);
+		bit = 1UL << (d - fstab_opts);
 		if ((d->has_value && ((req->seen & bit) || !val || !vlen)) ||
 		    (!d->has_value && val)) {
 			*bad = dup_name(name, val ? (size_t)(val + vlen - name) : nlen);

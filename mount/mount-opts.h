@@ -6,23 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-enum mopt_target {
-	MOPT_LOSETUP,		/* becomes a losetup option */
-	MOPT_FSTYPE,		/* the filesystem inside */
-	MOPT_PASSFD,		/* passphrase fd, inherited by losetup */
-	MOPT_READONLY,		/* both losetup -r and the mount's ro */
-};
-
-struct mopt_desc {
-	const char *name;	/* the documented name */
-	const char *legacy;	/* the name util-linux/loop-AES used, if different */
-	enum mopt_target target;
-	const char *losetup;	/* losetup option it maps to */
-	bool has_value;
-};
-
-extern const struct mopt_desc mopt_table[];
-extern const size_t mopt_table_size;
+#include "fstab-options.h"
 
 /* What the options ask for, split into device setup and the mount. */
 struct mount_request {
@@ -33,7 +17,7 @@ struct mount_request {
 	bool readonly;
 	bool nofail;
 	char *fs_options;		/* what goes to the filesystem */
-	unsigned long seen;		/* bit per mopt_table row */
+	unsigned long seen;		/* bit per fstab_opts row */
 };
 
 /*

@@ -3,10 +3,11 @@
  * umount.cryptoloop: what umount(8) runs for mounts that
  * mount.cryptoloop recorded with uhelper=cryptoloop.
  *
- *   umount.cryptoloop DIR [-flnrv] [-N NS] [-t TYPE]
+ *   umount.cryptoloop DIR|DEVICE|IMAGE [-flnrv] [-N NS] [-t TYPE]
  *
  * Unmounts through libmount, then detaches the device with losetup, which
- * also stops whatever engine served it.
+ * also stops whatever engine served it. It takes every name umount(8)
+ * takes for a plain loop mount: the mount point, the device, the image.
  */
 #include "config.h"
 
@@ -17,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <sys/stat.h>
 #include <libmount.h>
 
 #include "device.h"
@@ -24,37 +27,68 @@
 #define UMOUNT_EX_USAGE 1
 #define UMOUNT_EX_FAIL  32
 
-/* The device mounted on @target, from the kernel's mount table. */
-static char *mounted_source(const char *target)
+/* May @source be one of our devices? (losetup is asked only then.) */
+static bool ours(const char *source)
+{
+	return !strncmp(source, "/dev/loop", 9) || !strncmp(source, "/dev/cryptoloop", 15) ||
+	       !strncmp(source, "/dev/mapper/cryptoloop-", 23);
+}
+
+/*
+ * The mount @name means, from the kernel's mount table: the mount point,
+ * else the device mounted, else a device of ours whose image @name is.
+ * Sets *target and *device (malloc'ed). Returns 0, or -ENOENT.
+ */
+static int find_mount(const char *name, char **target, char **device)
 {
 	struct libmnt_table *tb = mnt_new_table();
-	struct libmnt_fs *fs;
-	char *res = NULL;
+	struct libmnt_iter *itr = mnt_new_iter(MNT_ITER_BACKWARD);
+	struct libmnt_fs *fs = NULL, *f;
+	char real[PATH_MAX];
+	struct stat st;
+	int rc = -ENOENT;
 
-	if (!tb)
-		return NULL;
-	if (mnt_table_parse_mtab(tb, NULL) == 0) {
-		fs = mnt_table_find_target(tb, target, MNT_ITER_BACKWARD);
-		if (fs && mnt_fs_get_srcpath(fs))
-			res = strdup(mnt_fs_get_srcpath(fs));
+	if (!tb || !itr || mnt_table_parse_mtab(tb, NULL) != 0)
+		goto out;
+	fs = mnt_table_find_target(tb, name, MNT_ITER_BACKWARD);
+	if (!fs)
+		fs = mnt_table_find_source(tb, name, MNT_ITER_BACKWARD);
+	if (!fs && stat(name, &st) == 0 && S_ISREG(st.st_mode) && realpath(name, real)) {
+		while (!fs && mnt_table_next_fs(tb, itr, &f) == 0) {
+			const char *src = mnt_fs_get_srcpath(f);
+			char *img = NULL;
+
+			if (src && ours(src) && device_image(src, &img) == 0 && !strcmp(img, real))
+				fs = f;
+			free(img);
+		}
 	}
+	if (fs && mnt_fs_get_target(fs)) {
+		*target = strdup(mnt_fs_get_target(fs));
+		*device = mnt_fs_get_srcpath(fs) ? strdup(mnt_fs_get_srcpath(fs)) : NULL;
+		rc = *target ? 0 : -ENOMEM;
+	}
+out:
+	mnt_free_iter(itr);
 	mnt_unref_table(tb);
-	return res;
+	return rc;
 }
 
 int main(int argc, char **argv)
 {
 	struct libmnt_context *cxt;
-	const char *target;
+	char *target = NULL;
+	const char *name;
 	bool lazy = false, force = false, nomtab = false, verbose = false;
-	char *device, buf[BUFSIZ] = "";
+	char *device = NULL, buf[BUFSIZ] = "";
 	int c, rc;
 
 	if (argc < 2 || argv[1][0] == '-') {
-		fprintf(stderr, "Usage: %s DIR [-flnrv]\n", program_invocation_short_name);
+		fprintf(stderr, "Usage: %s DIR|DEVICE|IMAGE [-flnrv]\n",
+			program_invocation_short_name);
 		return UMOUNT_EX_USAGE;
 	}
-	target = argv[1];
+	name = argv[1];
 	optind = 2;
 	while ((c = getopt(argc, argv, "flnrvN:t:")) != -1) {
 		switch (c) {
@@ -71,7 +105,8 @@ int main(int argc, char **argv)
 		}
 	}
 
-	device = mounted_source(target);
+	if (find_mount(name, &target, &device))
+		errx(UMOUNT_EX_FAIL, "%s: not mounted", name);
 	cxt = mnt_new_context();
 	if (!cxt)
 		err(UMOUNT_EX_FAIL, "failed to allocate a libmount context");
@@ -88,6 +123,7 @@ int main(int argc, char **argv)
 		if (*buf)
 			warnx("%s: %s", target, buf);
 		free(device);
+		free(target);
 		return rc;
 	}
 	/* a lazy unmount keeps the device busy; losetup -d then defers it */
@@ -96,5 +132,6 @@ int main(int argc, char **argv)
 		rc = UMOUNT_EX_FAIL;
 	}
 	free(device);
+	free(target);
 	return rc;
 }

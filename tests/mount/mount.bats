@@ -132,7 +132,7 @@ nothing_attached() {
 	nothing_attached
 }
 
-@test "setuid-invoked, the helper ignores CRYPTOLOOP_LOSETUP from the user's environment" {
+@test "user mounts are refused up front, before any passphrase, even through a setuid helper" {
 	command -v setpriv > /dev/null || skip "setpriv (util-linux) missing"
 	dir="$TESTDIR/suid"
 	mkdir -m 755 "$dir"
@@ -146,11 +146,143 @@ nothing_attached() {
 		-o cipher=AES256,passfd=0
 	[ -e "$dir/ran" ] || fail "control: CRYPTOLOOP_LOSETUP was not used at all"
 	rm "$dir/ran"
-	# a user through the setuid bit: the variable must not choose what runs
-	run setpriv --reuid=nobody --regid=nogroup --clear-groups \
+	# a user (as mount(8) runs the helper of a "user" line, or through the
+	# setuid bit): refused before anything runs or is read
+	run --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups \
 		env CRYPTOLOOP_LOSETUP="$dir/losetup" "$dir/mount.cryptoloop" "$IMG" "$MNT" \
-		-o cipher=AES256,passfd=0
-	[ ! -e "$dir/ran" ] || fail "a user's CRYPTOLOOP_LOSETUP ran as root"
+		-o cipher=AES256,user
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"$IMG: user mounts of encrypted images are not supported"* ]]
+	[[ "$stderr" != *Password* ]]
+	[ ! -e "$dir/ran" ] || fail "a user's mount ran losetup"
 	run ! mountpoint -q "$MNT"
+	nothing_attached
+}
+
+@test "remount ro and back rw keeps the device, asks for nothing, keeps the data" {
+	LIBMOUNT_FSTAB="$FSTAB" mount "$MNT" 3< "$TESTDIR/pass"
+	dev=$(findmnt -n -o SOURCE "$MNT")
+	echo before > "$MNT/f"
+	# no fd 3 now: a second setup would fail on passfd=3
+	LIBMOUNT_FSTAB="$FSTAB" mount -o remount,ro "$MNT"
+	[ "$(findmnt -n -o SOURCE "$MNT")" = "$dev" ]
+	[[ ",$(findmnt -n -o VFS-OPTIONS "$MNT")," == *,ro,* ]]
+	run touch "$MNT/g"
+	[ "$status" -ne 0 ]
+	LIBMOUNT_FSTAB="$FSTAB" mount -o remount,rw "$MNT"
+	[[ ",$(findmnt -n -o VFS-OPTIONS "$MNT")," == *,rw,* ]]
+	echo after >> "$MNT/f"
+	[ "$(findmnt -n -o SOURCE "$MNT")" = "$dev" ]
+	# still ours: a plain umount detaches
+	grep -q "TARGET=$MNT .*uhelper=cryptoloop" /run/mount/utab
+	umount "$MNT"
+	nothing_attached
+	LIBMOUNT_FSTAB="$FSTAB" mount "$MNT" 3< "$TESTDIR/pass"
+	[ "$(cat "$MNT/f")" = "$(printf 'before\nafter')" ]
+	umount "$MNT"
+}
+
+@test "a second mount -a leaves mounted lines alone; an explicit second mount says so" {
+	sed -i 's/,noauto//' "$FSTAB"
+	mount -a -T "$FSTAB" 3< "$TESTDIR/pass"
+	dev=$(findmnt -n -o SOURCE "$MNT")
+	echo 1 > "$MNT/f"
+	run --separate-stderr mount -a -T "$FSTAB" 3< "$TESTDIR/pass"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ "$(findmnt -n -o SOURCE "$MNT" | wc -l)" -eq 1 ]
+	[ "$(findmnt -n -o SOURCE "$MNT")" = "$dev" ]
+	run --separate-stderr env LIBMOUNT_FSTAB="$FSTAB" mount "$MNT" 3< "$TESTDIR/pass"
+	[ "$status" -eq 32 ]
+	[[ "$stderr" == *"$IMG is already mounted on $MNT"* ]]
+	[ "$(cat "$MNT/f")" = 1 ]
+	[ "$("$LOSETUP" -a | grep -c "$TESTDIR/")" -eq 1 ]
+	umount "$MNT"
+	nothing_attached
+}
+
+@test "umount by mount point, by device and by image (umount.cryptoloop)" {
+	LIBMOUNT_FSTAB="$FSTAB" mount "$MNT" 3< "$TESTDIR/pass"
+	dev=$(findmnt -n -o SOURCE "$MNT")
+	umount "$dev"
+	run ! mountpoint -q "$MNT"
+	nothing_attached
+	LIBMOUNT_FSTAB="$FSTAB" mount "$MNT" 3< "$TESTDIR/pass"
+	/sbin/umount.cryptoloop "$IMG"
+	run ! mountpoint -q "$MNT"
+	nothing_attached
+	LIBMOUNT_FSTAB="$FSTAB" mount "$MNT" 3< "$TESTDIR/pass"
+	/sbin/umount.cryptoloop "$MNT"
+	run ! mountpoint -q "$MNT"
+	nothing_attached
+	run --separate-stderr /sbin/umount.cryptoloop "$IMG"
+	[ "$status" -eq 32 ]
+	[[ "$stderr" == *"$IMG: not mounted"* ]]
+}
+
+@test "x-systemd.* options are for systemd: the line mounts and the filesystem never sees them" {
+	echo "$IMG $MNT cryptoloop cipher=AES256,passfd=3,noauto,x-systemd.device-timeout=5s,x-systemd.requires=foo.service 0 0" > "$FSTAB"
+	LIBMOUNT_FSTAB="$FSTAB" mount "$MNT" 3< "$TESTDIR/pass"
+	[[ "$(findmnt -n -o OPTIONS "$MNT")" != *x-systemd* ]]
+	umount "$MNT"
+	nothing_attached
+}
+
+@test "failures name the fstab line and its option, not losetup's flags" {
+	# passfd=3 with no descriptor 3 (bats has one: close it)
+	run --separate-stderr env LIBMOUNT_FSTAB="$FSTAB" mount "$MNT" 3<&-
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"$FSTAB:1: $IMG: passfd=3: no such open descriptor"* ]]
+	# an empty passphrase on it: losetup's "fd 3" becomes passfd=3
+	run --separate-stderr env LIBMOUNT_FSTAB="$FSTAB" mount "$MNT" 3< /dev/null
+	[ "$status" -eq 32 ]
+	[[ "$stderr" == *"$FSTAB:1: passfd=3: empty passphrase"* ]]
+	[[ "$stderr" != *"losetup"* && "$stderr" != *"--pass-fd"* && "$stderr" != *"fd 3"* ]]
+	# a bad key size: keybits=, not -k or --keybits
+	printf '# a comment\n\n%s %s cryptoloop cipher=AES256,keybits=100,passfd=3,noauto 0 0\n' \
+		"$IMG" "$MNT" > "$FSTAB"
+	run --separate-stderr env LIBMOUNT_FSTAB="$FSTAB" mount "$MNT" 3< "$TESTDIR/pass"
+	[ "$status" -eq 32 ]
+	[[ "$stderr" == *"$FSTAB:3: "* ]]
+	[[ "$stderr" != *"--keybits"* ]]
+	run ! mountpoint -q "$MNT"
+	nothing_attached
+}
+
+@test "fstype= still probes: a wrong passphrase or a wrong type is refused" {
+	echo "$IMG $MNT cryptoloop cipher=AES256,passfd=3,fstype=ext4,noauto 0 0" > "$FSTAB"
+	printf '%s\n' "this is not the passphrase at all" > "$TESTDIR/wrong"
+	before=$(sha256sum < "$IMG")
+	run --separate-stderr env LIBMOUNT_FSTAB="$FSTAB" mount "$MNT" 3< "$TESTDIR/wrong"
+	[ "$status" -eq 32 ]
+	[[ "$stderr" == *"no filesystem found on the decrypted device"* ]]
+	[ "$(sha256sum < "$IMG")" = "$before" ]
+	sed -i 's/fstype=ext4/fstype=xfs/' "$FSTAB"
+	run --separate-stderr env LIBMOUNT_FSTAB="$FSTAB" mount "$MNT" 3< "$TESTDIR/pass"
+	[ "$status" -eq 32 ]
+	[[ "$stderr" == *"no xfs filesystem on the decrypted device"*"(found ext4)"* ]]
+	nothing_attached
+	sed -i 's/fstype=xfs/fstype=ext4/' "$FSTAB"
+	LIBMOUNT_FSTAB="$FSTAB" mount "$MNT" 3< "$TESTDIR/pass"
+	umount "$MNT"
+	nothing_attached
+}
+
+@test "a converted loop-AES line mounts with the helper (cleartextkey= became keyfile=)" {
+	head -c 45 /dev/urandom | base64 -w0 > "$TESTDIR/key.txt"
+	echo >> "$TESTDIR/key.txt"
+	img2=$(image 32M "my image.img")
+	mkdir "$TESTDIR/m 2"
+	dev=$(attach -e AES128 --cleartext-keyfile "$TESTDIR/key.txt" "$img2")
+	mkfs.ext4 -q "$dev"
+	detach "$dev"
+	esc() { sed 's/ /\\040/g' <<< "$1"; }
+	echo "$(esc "$img2") $(esc "$TESTDIR/m 2") ext4 loop,encryption=AES128,cleartextkey=$TESTDIR/key.txt,noauto 0 0" \
+		> "$TESTDIR/old"
+	/sbin/mount.cryptoloop --convert-fstab "$TESTDIR/old" | grep -v '^#' > "$FSTAB"
+	grep -q " cryptoloop cipher=AES128,keyfile=$TESTDIR/key.txt,noauto,fstype=ext4 0 0" "$FSTAB"
+	LIBMOUNT_FSTAB="$FSTAB" mount "$TESTDIR/m 2"
+	mountpoint -q "$TESTDIR/m 2"
+	umount "$TESTDIR/m 2"
 	nothing_attached
 }

@@ -11,7 +11,7 @@ int main(void)
 	static const char *const names[COL_COUNT] = {
 		"NAME", "AUTOCLEAR", "BACK-FILE", "BACK-INO", "BACK-MAJ:MIN",
 		"MAJ:MIN", "OFFSET", "PARTSCAN", "RO", "SIZELIMIT", "DIO", "LOG-SEC",
-		"CIPHER", "KEYBITS", "ENGINE",
+		"CIPHER", "KEYBITS", "ENGINE", "MULTIKEY",
 	};
 	int i;
 

@@ -31,7 +31,7 @@ int main(void)
 	ok(mopt_parse(&r, "rw,noatime,cipher=AES256,keybits=256,phash=sha512,"
 		      "pseed=salt,itercountk=100,passfd=3,fstype=ext4,data=ordered", &bad) == 0,
 	   "a full option string parses");
-	is_str(joined(&r), "-e AES256 -k 256 -H sha512 -S salt -C 100", "losetup arguments");
+	is_str(joined(&r), "--encryption AES256 --keybits 256 --phash sha512 --pseed salt --itercountk 100", "losetup arguments");
 	ok(r.passfd == 3, "passfd");
 	is_str(r.fstype, "ext4", "fstype");
 	is_str(r.fs_options, "rw,noatime,data=ordered", "filesystem options pass through");
@@ -41,7 +41,7 @@ int main(void)
 	mopt_init(&r);
 	ok(mopt_parse(&r, "encryption=aes,offset=4096,sizelimit=1M,ro", &bad) == 0,
 	   "legacy names parse");
-	is_str(joined(&r), "-e aes -o 4096 --sizelimit 1M", "legacy names map to losetup");
+	is_str(joined(&r), "--encryption aes --offset 4096 --sizelimit 1M", "legacy names map to losetup");
 	ok(r.readonly, "ro makes the device read-only");
 	is_str(r.fs_options, "ro", "and the mount read-only");
 	ok(mopt_given(&r, "cipher"), "encryption= counts as cipher=");
@@ -51,8 +51,8 @@ int main(void)
 	ok(mopt_parse(&r, "gpgkey=/etc/k.gpg,gpghome=/root/.gnupg,loinit=8,engine=fuse,"
 		      "keyfile=/etc/k.txt,crypt_offset=1M,crypt_sizelimit=2M,nofail", &bad) == 0,
 	   "the other options parse");
-	is_str(joined(&r), "-K /etc/k.gpg -G /root/.gnupg -I 8 --engine fuse "
-	       "--cleartext-keyfile /etc/k.txt -o 1M --sizelimit 2M", "their losetup arguments");
+	is_str(joined(&r), "--gpgkey /etc/k.gpg --gpghome /root/.gnupg --loinit 8 --engine fuse "
+	       "--cleartext-keyfile /etc/k.txt --offset 1M --sizelimit 2M", "their losetup arguments");
 	ok(r.nofail, "nofail is noticed");
 	is_str(r.fs_options, "nofail", "and passed on");
 	mopt_free(&r);
@@ -93,6 +93,15 @@ int main(void)
 	is_str(bad, "defaults,cipher=AES128,crypt_offset=4096,crypt_sizelimit=1048576,"
 	       "phash=sha256,gpgkey=/k.gpg", "loop-AES line, fstype left to detection");
 	free(bad);
+	bad = fstab_convert_options("ext4", "loop,encryption=AES128,cleartextkey=/k.txt,user");
+	is_str(bad, "cipher=AES128,keyfile=/k.txt,fstype=ext4",
+	       "cleartextkey= becomes keyfile=, user is dropped");
+	free(bad);
+	mopt_init(&r);
+	ok(mopt_parse(&r, "cleartextkey=/k.txt,cipher=AES128", &bad) == 0,
+	   "the helper takes loop-AES's cleartextkey=");
+	is_str(joined(&r), "--cleartext-keyfile /k.txt --encryption AES128", "as the key file");
+	mopt_free(&r);
 	ok(fstab_convert_options("ext4", "loop,offset=512") == NULL,
 	   "a plain loop line is not converted");
 	return tap_done();
