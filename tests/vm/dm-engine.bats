@@ -4,7 +4,9 @@
 # losetup's dm engine in the guest, on the stock kernel's dm-crypt: every
 # format gives the same plaintext through dm, kmod and fuse, and aespipe or
 # openssl confirms it (the tests tagged "full" are left out of tools/check
-# for time); listing, resize, read-only; 100 attach/detach
+# for time; those tagged "core" also run on the other kernels, through
+# tests/vm/dm-kernel); listing, resize, read-only; mappings straight on a
+# partition and on a device-mapper device; 100 attach/detach
 # cycles; failure paths that leave nothing behind. Run by tests/vm/guest-dm
 # (which sets top_builddir and keeps the order: the first tests need a
 # kernel where neither our module nor dm_crypt is loaded yet).
@@ -87,6 +89,7 @@ for _ in range(int(sys.argv[1])):
 	dm_clean
 }
 
+# bats test_tags=core
 @test "done when: AES128 -K key.gpg through dm-crypt with no module of ours; aespipe decrypts; -d leaves nothing" {
 	[ ! -e /sys/module/cryptoloop ] || skip "our module is loaded in this boot"
 	img=$(image 8M)
@@ -150,6 +153,7 @@ openssl_plain() {
 	done
 }
 
+# bats test_tags=core
 @test "cryptoloop, plain64, loop-AES single and multi-key: dm, kmod and fuse read the same; openssl/aespipe confirm" {
 	[ -e /sys/module/cryptoloop ] || insmod "$KO"
 	img=$(image 2M)
@@ -216,6 +220,7 @@ openssl_plain() {
 	dm_clean
 }
 
+# bats test_tags=core
 @test "a partition gets the mapping straight on it: no loop device; -o, --sizelimit, -I, -r, a second range, listing, -d" {
 	blockdevs
 	loops=$("$UL_LOSETUP" -a | wc -l)
@@ -264,11 +269,13 @@ openssl_plain() {
 	[ "$("$UL_LOSETUP" -a | wc -l)" -eq "$loops" ]
 }
 
+# bats test_tags=core
 @test "-c on a mapping straight on a device-mapper device (an LV's case), multi-key" {
 	blockdevs
 	dmsetup create clgrow --table "0 8192 linear $P2 0"
 	dmsetup mknodes clgrow	# no udev in the guest
-	kname=$(basename "$(readlink -f /dev/mapper/clgrow)")
+	kname=$(dmsetup info -c --noheadings -o blkdevname clgrow)
+	[[ "$kname" == dm-* ]]
 	keys=$(keyfile 64)
 	dev=$(attach --engine dm -e AES128 --cleartext-keyfile "$keys" /dev/mapper/clgrow)
 	[ "$dev" = "/dev/mapper/cryptoloop-$kname" ]
