@@ -102,6 +102,7 @@ stress() {
 # layer between dm-crypt and the disk (through a loop device, even one on
 # a block device, dmcrypt_write blocks in the loop device's writeback
 # throttling while loop's worker waits for memory).
+# bats test_tags=dm
 @test "swap on a dm engine device (losetup --engine dm -e AES128 -H random, whole disk)" {
 	[ -n "${CLVM_PREFIX:-}" ] || skip "needs an installed build: guest-swap --prefix DIR"
 	local L="$CLVM_PREFIX/sbin/losetup" dev
