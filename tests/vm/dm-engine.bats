@@ -153,7 +153,6 @@ openssl_plain() {
 	done
 }
 
-# bats test_tags=core
 @test "cryptoloop, plain64, loop-AES single and multi-key: dm, kmod and fuse read the same; openssl/aespipe confirm" {
 	[ -e /sys/module/cryptoloop ] || insmod "$KO"
 	img=$(image 2M)
