@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The dm engine: no module of ours. A stock /dev/loopN carries the image
- * (offset, sizelimit, read-only, direct I/O as asked), and a dm-crypt
- * mapping /dev/mapper/cryptoloop-loopN on top of it decrypts:
+ * The dm engine: no module of ours. A stock /dev/loopN carries an image
+ * file (offset, sizelimit, read-only, direct I/O as asked), and a dm-crypt
+ * mapping /dev/mapper/cryptoloop-loopN on top of it decrypts. An image that
+ * is a block device (partition, disk, LV) gets the mapping straight on it,
+ * /dev/mapper/cryptoloop-<kernel name>, with the offset and size limit in
+ * the crypt table: no loop layer, whose writeback throttling and worker
+ * would sit between dm-crypt and the disk (swap on a partition stalls
+ * there under memory pressure). The mapping:
  *  - one key: libcryptsetup's CRYPT_PLAIN, activated by volume key, with
  *    <alg>-cbc-plain (util-linux 2.12 cryptoloop, 32-bit IV) or
  *    <alg>-cbc-plain64 (plain64, loop-AES single key);
@@ -20,8 +25,10 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <libcryptsetup.h>
 #include <libdevmapper.h>
@@ -34,6 +41,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -45,6 +53,10 @@
 /* libcryptsetup's UUID prefix, so cryptsetup status names the type */
 #define DM_UUID_LOOPAES	"CRYPT-LOOPAES-"
 #define ID_PREFIX	"dm."
+/* A direct mapping's record id is ID_PREFIX and the mapping's name. */
+#define ID_DIRECT	ID_PREFIX LOOP_DM_PREFIX
+/* cryptoloop-sda2, then cryptoloop-sda2.1 ... for more ranges of one disk */
+#define DIRECT_NAMES	100
 /* How long the loop device may take to let go after the mapping: 1 s. */
 #define RELEASE_TRIES	100
 #define RELEASE_US	10000
@@ -192,20 +204,41 @@ static void record_mapping_name(const struct loop_state *st, char *buf, size_t s
 	snprintf(buf, size, "%s", base ? base + 1 : st->device);
 }
 
+/* 1 when the record's mapping sits straight on a block device. */
+static int is_direct(const struct loop_state *st)
+{
+	return !strncmp(st->id, ID_DIRECT, strlen(ID_DIRECT));
+}
+
+/* The loop device under the mapping; a direct mapping has none: itself. */
 static void dm_loop_device(const struct loop_state *st, char *buf, size_t size)
 {
-	snprintf(buf, size, "/dev/%s", st->id + strlen(ID_PREFIX));
+	if (is_direct(st))
+		snprintf(buf, size, "%s", st->device);
+	else
+		snprintf(buf, size, "/dev/%s", st->id + strlen(ID_PREFIX));
 }
+
+/*
+ * Where the ciphertext is on the device under the mapping, in 512-byte
+ * sectors: from @start for @length (0: to its end). The loop device
+ * applies the offset and size limit itself; a direct mapping has them here.
+ */
+struct dm_range {
+	uint64_t start;
+	uint64_t length;
+};
 
 /* One key: CRYPT_PLAIN by volume key. */
 static int activate_plain(const char *loopdev, const char *name,
-			  const struct loop_engine_config *cfg)
+			  const struct loop_engine_config *cfg, const struct dm_range *r,
+			  int shared)
 {
 	struct crypt_params_plain params = {
 		.hash = NULL,
-		.offset = 0,
+		.offset = r->start,
 		.skip = cfg->iv_offset,
-		.size = 0,
+		.size = r->length,
 		.sector_size = LOOP_SECTOR_SIZE,
 	};
 	struct crypt_device *cd = NULL;
@@ -215,6 +248,8 @@ static int activate_plain(const char *loopdev, const char *name,
 
 	if (cfg->lo_flags & LO_FLAGS_READ_ONLY)
 		flags |= CRYPT_ACTIVATE_READONLY;
+	if (shared)
+		flags |= CRYPT_ACTIVATE_SHARED;
 	rc = crypt_init(&cd, loopdev);
 	if (rc < 0)
 		return rc;
@@ -297,9 +332,10 @@ static int run_with_udev(struct dm_task *dmt)
 	return ok ? 0 : -(dm_task_get_errno(dmt) ? dm_task_get_errno(dmt) : EINVAL);
 }
 
-/* "<alg>:64-cbc-lmk <keys> <iv_offset> <device> 0" */
+/* "<alg>:64-cbc-lmk <keys> <iv_offset> <device> <start>" */
 static int lmk_table(const struct loop_cipher_spec *spec, const char *hex,
-		     uint64_t iv_offset, const char *loopdev, char **params, size_t *size)
+		     uint64_t iv_offset, const char *loopdev, uint64_t start,
+		     char **params, size_t *size)
 {
 	size_t len = strlen(hex) + strlen(loopdev) + 96;
 	char *p;
@@ -312,8 +348,8 @@ static int lmk_table(const struct loop_cipher_spec *spec, const char *hex,
 		return -ENOMEM;
 	}
 	madvise(p, len, MADV_DONTDUMP);
-	snprintf(p, len, "%s:64-cbc-lmk %s %" PRIu64 " %s 0",
-		 alg_name(spec->alg), hex, iv_offset, loopdev);
+	snprintf(p, len, "%s:64-cbc-lmk %s %" PRIu64 " %s %" PRIu64,
+		 alg_name(spec->alg), hex, iv_offset, loopdev, start);
 	*params = p;
 	*size = len;
 	return 0;
@@ -321,23 +357,25 @@ static int lmk_table(const struct loop_cipher_spec *spec, const char *hex,
 
 /* 64/65 keys: a crypt table through libdevmapper. */
 static int activate_lmk(const char *loopdev, const char *name,
-			const struct loop_engine_config *cfg)
+			const struct loop_engine_config *cfg, const struct dm_range *r)
 {
 	char uuid[160], *hex, *params = NULL;
 	size_t hexlen = 0, plen = 0;
 	struct dm_task *dmt;
-	uint64_t sectors;
+	uint64_t sectors = r->length;
 	int rc;
 
-	rc = device_sectors(loopdev, &sectors);
-	if (rc)
-		return rc;
+	if (!sectors) {
+		rc = device_sectors(loopdev, &sectors);
+		if (rc)
+			return rc;
+	}
 	if (!sectors)
 		return -ERANGE;
 	hex = hex_keys(cfg->key, &hexlen);
 	if (!hex)
 		return -ENOMEM;
-	rc = lmk_table(cfg->spec, hex, cfg->iv_offset, loopdev, &params, &plen);
+	rc = lmk_table(cfg->spec, hex, cfg->iv_offset, loopdev, r->start, &params, &plen);
 	free_secret(hex, hexlen);
 	if (rc)
 		return rc;
@@ -413,16 +451,215 @@ static int set_autoclear(struct loopdev *ld)
 	return rc;
 }
 
+/* The kernel's name of block device @dev ("sda2", "dm-3", "nvme0n1p2"). */
+static int kernel_name(dev_t dev, char *buf, size_t size)
+{
+	char link[64], target[PATH_MAX];
+	const char *base;
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(dev), minor(dev));
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n <= 0)
+		return -ENODEV;
+	target[n] = '\0';
+	base = strrchr(target, '/');
+	base = base ? base + 1 : target;
+	if (snprintf(buf, size, "%s", base) >= (int)size)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/*
+ * The range of block device @dev the user asked for, as the loop driver
+ * would give it: from the offset to the end, cut at the size limit.
+ */
+static int direct_range(const char *dev, uint64_t offset, uint64_t sizelimit,
+			struct dm_range *r)
+{
+	uint64_t sectors;
+	int rc = device_sectors(dev, &sectors);
+
+	if (rc)
+		return rc;
+	r->start = offset / LOOP_SECTOR_SIZE;
+	if (r->start >= sectors)
+		return -ERANGE;
+	r->length = sectors - r->start;
+	if (sizelimit && sizelimit / LOOP_SECTOR_SIZE < r->length)
+		r->length = sizelimit / LOOP_SECTOR_SIZE;
+	return r->length ? 0 : -ERANGE;
+}
+
+/* 1 when mapping @name sits on block device @dev (its table's only device). */
+static int mapping_sits_on(const char *name, dev_t dev)
+{
+	struct dm_task *dmt;
+	struct dm_deps *deps;
+	int on = 0;
+
+	dm_quiet();
+	dmt = dm_task_create(DM_DEVICE_DEPS);
+	if (!dmt)
+		return 1;	/* cannot tell: keep the record */
+	if (dm_task_set_name(dmt, name) && dm_task_run(dmt)) {
+		deps = dm_task_get_deps(dmt);
+		on = deps && deps->count == 1 &&
+		     major(deps->device[0]) == major(dev) &&
+		     minor(deps->device[0]) == minor(dev);
+	}
+	dm_task_destroy(dmt);
+	return on;
+}
+
+/* 1 when mapping @holder ("cryptoloop-sda2", "cryptoloop-sda2.1") is one
+ * of the names attach_direct gives ranges of the device @kname. */
+static int direct_name_of(const char *holder, const char *kname)
+{
+	size_t plen = strlen(LOOP_DM_PREFIX), klen = strlen(kname);
+	const char *p;
+
+	if (strncmp(holder, LOOP_DM_PREFIX, plen) || strncmp(holder + plen, kname, klen))
+		return 0;
+	p = holder + plen + klen;
+	if (!*p)
+		return 1;
+	if (*p++ != '.' || !*p)
+		return 0;
+	return strspn(p, "0123456789") == strlen(p);
+}
+
+/*
+ * Whether block device @dev may take another mapping: -EBUSY when anything
+ * but our own mappings of its other ranges holds it or has it open
+ * exclusively (mounted, swap, an LVM physical volume, a RAID member).
+ * *@shared: 1 when our mappings hold it, so libcryptsetup must not insist
+ * on having it to itself (cryptsetup --shared); the ranges do not overlap,
+ * or all are read-only, as the caller made sure.
+ */
+static int direct_may_share(const char *path, dev_t dev, const char *kname, int *shared)
+{
+	char dir[64], file[PATH_MAX], holder[128];
+	struct dirent *d;
+	int ours = 0, theirs = 0, fd;
+	DIR *h;
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u/holders", major(dev), minor(dev));
+	h = opendir(dir);
+	while (h && (d = readdir(h))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(file, sizeof(file), "%s/%s/dm/name", dir, d->d_name);
+		f = fopen(file, "re");
+		if (f && fgets(holder, sizeof(holder), f)) {
+			holder[strcspn(holder, "\n")] = '\0';
+			if (direct_name_of(holder, kname))
+				ours++;
+			else
+				theirs++;
+		} else {
+			theirs++;
+		}
+		if (f)
+			fclose(f);
+	}
+	if (h)
+		closedir(h);
+	if (theirs)
+		return -EBUSY;
+	*shared = ours > 0;
+	if (ours)
+		return 0;
+	/* nobody holds it: is it open exclusively (mounted, swap)? */
+	fd = open(path, O_RDONLY | O_EXCL | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+/*
+ * A mapping straight on the block device @cfg->image. The name is the
+ * device's kernel name, with ".N" for a further range of the same device
+ * (two read-only users, or ranges that do not overlap).
+ */
+static int attach_direct(struct loopdev *ld, const struct loop_engine_config *cfg,
+			 struct loop_state *st, enum loop_err_object *errpos,
+			 dev_t rdev)
+{
+	char kname[32], name[48];
+	struct dm_range r;
+	int rc, i, shared = 0;
+
+	*errpos = LOOP_ERR_IMAGE;
+	rc = kernel_name(rdev, kname, sizeof(kname));
+	if (rc)
+		return rc;
+	rc = direct_range(st->image, cfg->offset, cfg->sizelimit, &r);
+	if (rc)
+		return rc;
+	*errpos = LOOP_ERR_DEVICE;
+	rc = direct_may_share(st->image, rdev, kname, &shared);
+	if (rc)
+		return rc;
+	st->pid = 0;
+	st->mount[0] = '\0';
+	for (i = 0; i < DIRECT_NAMES; i++) {
+		if (i)
+			snprintf(name, sizeof(name), "%s%s.%d", LOOP_DM_PREFIX, kname, i);
+		else
+			snprintf(name, sizeof(name), "%s%s", LOOP_DM_PREFIX, kname);
+		if (mapping_exists(name))
+			continue;
+		snprintf(st->id, sizeof(st->id), "%s%s", ID_PREFIX, name);
+		snprintf(st->device, sizeof(st->device), "%s/%s", DM_DIR, name);
+		if (loop_key_count(cfg->key) == 1)
+			rc = activate_plain(st->image, name, cfg, &r, shared);
+		else
+			rc = activate_lmk(st->image, name, cfg, &r);
+		/* -EEXIST: someone took the name meanwhile; try the next */
+		if (rc != -EEXIST)
+			break;
+	}
+	if (i == DIRECT_NAMES)
+		return -EEXIST;
+	/* -EBUSY: the device is in use (mounted, swap, held open exclusively) */
+	if (rc)
+		return rc;
+	rc = loop_state_create(st);
+	if (rc)
+		goto remove_record;
+	loopdev_set_device(ld, st->device);
+	*errpos = LOOP_ERR_NONE;
+	return 0;
+
+remove_record:
+	loop_state_unlink(st);
+	deactivate(name);
+	return rc;
+}
+
 static int dm_attach(struct loopdev *ld, const struct loop_engine_config *cfg,
 		     struct loop_state *st, enum loop_err_object *errpos)
 {
+	static const struct dm_range whole = { 0, 0 };
 	struct loopdev_config lc;
+	struct stat sb;
 	char name[96];
 	int rc;
 
 	rc = dm_takes(cfg->spec, cfg->key);
 	if (rc)
 		return rc;
+	/*
+	 * A block device needs no loop layer, unless the user named a loop
+	 * device or asked for a logical block size only the loop device
+	 * gives (dm-crypt's own sector size would change the format).
+	 */
+	if (stat(st->image, &sb) == 0 && S_ISBLK(sb.st_mode) && !loopdev_get_path(ld) &&
+	    (!cfg->block_size || cfg->block_size == LOOP_SECTOR_SIZE))
+		return attach_direct(ld, cfg, st, errpos, sb.st_rdev);
 	memset(&lc, 0, sizeof(lc));
 	lc.backing_file = cfg->image;
 	lc.backing_fd = -1;
@@ -453,9 +690,9 @@ static int dm_attach(struct loopdev *ld, const struct loop_engine_config *cfg,
 	st->mount[0] = '\0';
 
 	if (loop_key_count(cfg->key) == 1)
-		rc = activate_plain(loopdev_get_path(ld), name, cfg);
+		rc = activate_plain(loopdev_get_path(ld), name, cfg, &whole, 0);
 	else
-		rc = activate_lmk(loopdev_get_path(ld), name, cfg);
+		rc = activate_lmk(loopdev_get_path(ld), name, cfg, &whole);
 	if (rc)
 		goto detach_loop;
 	rc = set_autoclear(ld);
@@ -503,6 +740,10 @@ static int dm_detach(struct loopdev *ld, const struct loop_state *st)
 	rc = deactivate(name);
 	if (rc)
 		return rc;
+	if (is_direct(st)) {
+		loop_state_unlink(st);
+		return 0;
+	}
 	/* autoclear frees it at the mapping's close; if someone else holds
 	 * it open, clearing now makes that close the last word too */
 	if (loopdev_new(&lower) == 0) {
@@ -520,10 +761,16 @@ static int dm_detach(struct loopdev *ld, const struct loop_state *st)
 static int dm_owns(const struct loop_state *st)
 {
 	char name[96], loopdev[96];
+	struct stat sb;
 
 	record_mapping_name(st, name, sizeof(name));
+	if (!mapping_exists(name))
+		return 0;
+	if (is_direct(st))
+		return stat(st->image, &sb) == 0 && S_ISBLK(sb.st_mode) &&
+		       mapping_sits_on(name, sb.st_rdev);
 	dm_loop_device(st, loopdev, sizeof(loopdev));
-	return mapping_exists(name) && loop_engine_backing_is(loopdev, st->image);
+	return loop_engine_backing_is(loopdev, st->image);
 }
 
 static int dm_alive(const struct loop_state *st)
@@ -576,10 +823,37 @@ destroy_query:
 	return rc;
 }
 
+/* A single-key mapping to @sectors (0: to the end of what is under it). */
+static int resize_plain(const char *name, uint64_t sectors)
+{
+	struct crypt_device *cd = NULL;
+	int rc;
+
+	crypt_set_log_callback(NULL, quiet_crypt_log, NULL);
+	rc = crypt_init_by_name(&cd, name);
+	crypt_set_log_callback(NULL, NULL, NULL);
+	if (rc < 0)
+		return rc;
+	crypt_set_log_callback(cd, quiet_crypt_log, NULL);
+	rc = crypt_resize(cd, name, sectors);
+	crypt_free(cd);
+	return rc < 0 ? rc : 0;
+}
+
+/* A direct mapping: the range again, on the device's new size. */
+static int resize_direct(const char *name, const struct loop_state *st)
+{
+	struct dm_range r;
+	int rc = direct_range(st->image, st->offset, st->sizelimit, &r);
+
+	if (rc)
+		return rc;
+	return st->key_count > 1 ? resize_lmk(name, r.length) : resize_plain(name, r.length);
+}
+
 /* The loop device first (it re-reads the image), then the mapping. */
 static int dm_resize(struct loopdev *ld, const struct loop_state *st)
 {
-	struct crypt_device *cd = NULL;
 	char name[96], loopdev[96];
 	struct loopdev *lower;
 	uint64_t sectors = 0;
@@ -587,6 +861,8 @@ static int dm_resize(struct loopdev *ld, const struct loop_state *st)
 
 	(void)ld;
 	record_mapping_name(st, name, sizeof(name));
+	if (is_direct(st))
+		return resize_direct(name, st);
 	dm_loop_device(st, loopdev, sizeof(loopdev));
 	rc = loopdev_new(&lower);
 	if (rc)
@@ -601,15 +877,7 @@ static int dm_resize(struct loopdev *ld, const struct loop_state *st)
 		rc = device_sectors(loopdev, &sectors);
 		return rc ? rc : resize_lmk(name, sectors);
 	}
-	crypt_set_log_callback(NULL, quiet_crypt_log, NULL);
-	rc = crypt_init_by_name(&cd, name);
-	crypt_set_log_callback(NULL, NULL, NULL);
-	if (rc < 0)
-		return rc;
-	crypt_set_log_callback(cd, quiet_crypt_log, NULL);
-	rc = crypt_resize(cd, name, 0);
-	crypt_free(cd);
-	return rc < 0 ? rc : 0;
+	return resize_plain(name, 0);
 }
 
 const struct loop_engine_ops loop_engine_dm_ops = {

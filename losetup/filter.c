@@ -2,6 +2,7 @@
 /* Selecting the devices of "-j FILE [-o OFFSET]" while walking them all. */
 #include "config.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,6 +53,51 @@ void file_filter_done(struct file_filter *f)
 	f->canon = NULL;
 }
 
+/* The devices of records that stand on no loop device (dm on a disk). */
+struct loopless {
+	char (*dev)[sizeof(((struct loop_state *)0)->device)];
+	size_t n;
+};
+
+static int loopless_cb(const struct loop_state *st, void *data)
+{
+	struct loopless *l = data;
+	char lower[sizeof(st->device) + 32];
+	void *p;
+
+	if (loop_state_resolve(st->device, lower, sizeof(lower)) ||
+	    strcmp(lower, st->device) || loopdev_is_loop_device(st->device))
+		return 0;
+	p = realloc(l->dev, (l->n + 1) * sizeof(*l->dev));
+	if (!p)
+		return -ENOMEM;
+	l->dev = p;
+	memcpy(l->dev[l->n++], st->device, sizeof(st->device));
+	return 0;
+}
+
+/* Collected first: @fn may detach them, which removes their records. */
+static int for_each_loopless_device(struct loopdev *ld, struct file_filter *f,
+				    int (*fn)(struct loopdev *ld, void *data), void *data)
+{
+	struct loopless l = { NULL, 0 };
+	size_t i;
+	int rc = loop_state_foreach(loopless_cb, &l);
+
+	for (i = 0; rc >= 0 && i < l.n; i++) {
+		rc = loopdev_set_device(ld, l.dev[i]);
+		if (rc)
+			break;
+		if (f && !file_filter_accepts(f, ld))
+			continue;
+		rc = fn(ld, data);
+		if (rc)
+			break;
+	}
+	free(l.dev);
+	return rc < 0 ? rc : 0;
+}
+
 int for_each_used_device(struct loopdev *ld, struct file_filter *f,
 			 int (*fn)(struct loopdev *ld, void *data), void *data)
 {
@@ -70,5 +116,7 @@ int for_each_used_device(struct loopdev *ld, struct file_filter *f,
 			break;
 	}
 	loopdev_iter_free(it);
+	if (rc == 0)
+		rc = for_each_loopless_device(ld, f, fn, data);
 	return rc;
 }

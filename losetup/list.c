@@ -39,16 +39,16 @@ int print_device_line(struct loopdev *ld)
 	uint64_t v;
 	int rc;
 
+	/* first: a dm engine mapping on a block device has no loop device */
+	cs = crypt_state(ld);
+	if (cs) {
+		print_crypt_line(ld, cs);
+		return 0;
+	}
 	rc = loopdev_get_backing_file(ld, &file);
 	if (rc) {
 		errno = -rc;
 		return rc;
-	}
-	cs = crypt_state(ld);
-	if (cs) {
-		free(file);
-		print_crypt_line(ld, cs);
-		return 0;
 	}
 	if (loopdev_get_backing_dev(ld, &dev, &ino) == 0 && (dev || ino))
 		printf("%s: [%04jd]:%ju (%s)", loopdev_get_path(ld),

@@ -105,8 +105,9 @@ static uint64_t size_or_die(const char *arg, const char *what)
 }
 
 /*
- * Bind @ld to an existing loop device, or to the one under a dm engine
- * mapping named @name. Returns 0, or -1 with errno set.
+ * Bind @ld to an existing loop device, to the one under a dm engine
+ * mapping named @name, or to the mapping itself where it stands straight
+ * on a block device. Returns 0, or -1 with errno set.
  */
 static int bind_named(struct loopdev *ld, const char *name)
 {
@@ -114,7 +115,7 @@ static int bind_named(struct loopdev *ld, const char *name)
 
 	if (!loopdev_is_loop_device(name) &&
 	    loop_state_resolve(name, lower, sizeof(lower)) == 0)
-		name = lower;
+		return loopdev_set_device(ld, lower) ? -1 : 0;
 	if (!loopdev_is_loop_device(name))
 		return -1;
 	return loopdev_set_device(ld, name) ? -1 : 0;

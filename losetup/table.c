@@ -3,13 +3,17 @@
 #include "config.h"
 
 #include <err.h>
+#include <fcntl.h>
+#include <linux/fs.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 #include <libsmartcols.h>
 
 #include "losetup.h"
@@ -35,6 +39,45 @@ static char *fmt_majmin(dev_t dev, bool backing)
 	if (n < 0)
 		err(EXIT_FAILURE, "failed to add output data");
 	return s;
+}
+
+/*
+ * The loop columns of a device that stands on no loop device (a dm engine
+ * mapping straight on a block device): what it is, not a loop's flags.
+ * 1 when @col was answered.
+ */
+static int loopless_cell(struct loopdev *ld, const struct loop_state *cs, int col,
+			 char **res)
+{
+	const char *path = loopdev_get_path(ld);
+	struct stat st;
+	int fd, ssz;
+
+	if (loopdev_is_loop_device(path))
+		return 0;
+	switch (col) {
+	case COL_MAJMIN:
+		if (stat(path, &st) == 0 && S_ISBLK(st.st_mode))
+			*res = fmt_majmin(st.st_rdev, false);
+		return 1;
+	case COL_RO:
+		*res = strdup(cs->read_only ? "1" : "0");
+		return 1;
+	case COL_AUTOCLR:
+	case COL_PARTSCAN:
+	case COL_DIO:
+		*res = strdup("0");
+		return 1;
+	case COL_LOGSEC:
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0 && ioctl(fd, BLKSSZGET, &ssz) == 0)
+			*res = fmt_u64((uint64_t)ssz);
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	default:
+		return 0;
+	}
 }
 
 /* The cell text of one column for the bound device; NULL for empty. */
@@ -90,7 +133,7 @@ static int crypt_cell(struct loopdev *ld, int col, char **res)
 		*res = crypt_multikey_name(cs) ? strdup(crypt_multikey_name(cs)) : NULL;
 		return 1;
 	default:
-		return 0;
+		return loopless_cell(ld, cs, col, res);
 	}
 }
 

@@ -4,7 +4,9 @@
 # losetup's dm engine in the guest, on the stock kernel's dm-crypt: every
 # format gives the same plaintext through dm, kmod and fuse, and aespipe or
 # openssl confirms it (the tests tagged "full" are left out of tools/check
-# for time); listing, resize, read-only; 100 attach/detach
+# for time; those tagged "core" also run on the other kernels, through
+# tests/vm/dm-kernel); listing, resize, read-only; mappings straight on a
+# partition and on a device-mapper device; 100 attach/detach
 # cycles; failure paths that leave nothing behind. Run by tests/vm/guest-dm
 # (which sets top_builddir and keeps the order: the first tests need a
 # kernel where neither our module nor dm_crypt is loaded yet).
@@ -19,10 +21,30 @@ setup() {
 teardown() {
 	local m
 	# mappings of ours left by a failing test, then the usual teardown
-	for m in $(dmsetup ls 2>/dev/null | awk '/^cryptoloop-loop/ { print $1 }'); do
+	for m in $(dmsetup ls 2>/dev/null | awk '/^cryptoloop-/ { print $1 }'); do
 		dmsetup table "$m" 2>/dev/null | grep -q . && dmsetup remove "$m" 2>/dev/null || true
 	done
+	! dmsetup info clgrow >/dev/null 2>&1 || dmsetup remove clgrow
 	e2e_teardown
+}
+
+# blockdevs: a 64 MiB RAM disk with two partitions, P1 (31 MiB from
+# sector 2048) and P2 (the last 32 MiB), for the mappings the dm engine
+# puts straight on a block device. The MBR is written by hand: the guest
+# has no partitioning tool.
+blockdevs() {
+	[ -b /dev/ram0 ] || modprobe brd rd_nr=1 rd_size=65536 max_part=4
+	python3 - /dev/ram0 <<'EOF'
+import struct, sys
+def entry(start, count):
+    return struct.pack('<B3sB3sII', 0, bytes(3), 0x83, bytes(3), start, count)
+mbr = bytes(446) + entry(2048, 63488) + entry(65536, 65536) + bytes(32) + b'\x55\xaa'
+with open(sys.argv[1], 'r+b') as f:
+    f.write(mbr)
+EOF
+	blockdev --rereadpt /dev/ram0
+	P1=/dev/ram0p1 P2=/dev/ram0p2
+	[ -b "$P1" ] && [ -b "$P2" ]
 }
 
 # nothing of the dm engine is left: no mapping, no loop device on one of
@@ -67,6 +89,7 @@ for _ in range(int(sys.argv[1])):
 	dm_clean
 }
 
+# bats test_tags=core
 @test "done when: AES128 -K key.gpg through dm-crypt with no module of ours; aespipe decrypts; -d leaves nothing" {
 	[ ! -e /sys/module/cryptoloop ] || skip "our module is loaded in this boot"
 	img=$(image 8M)
@@ -193,6 +216,79 @@ openssl_plain() {
 	[ "$dev" = "/dev/mapper/cryptoloop-${lower#/dev/}" ]
 	"$LOSETUP" -d "$lower"
 	dm_clean
+}
+
+# bats test_tags=core
+@test "a partition gets the mapping straight on it: no loop device; -o, --sizelimit, -I, -r, a second range, listing, -d" {
+	blockdevs
+	loops=$("$UL_LOSETUP" -a | wc -l)
+	# util-linux 2.12 cryptoloop, 1 MiB in, 8 MiB long
+	dev=$(attach --engine dm -e aes -p 3 -o 1M --sizelimit 8M "$P1")
+	[ "$dev" = /dev/mapper/cryptoloop-ram0p1 ]
+	[ "$("$UL_LOSETUP" -a | wc -l)" -eq "$loops" ]
+	dmsetup deps -o devname cryptoloop-ram0p1 | grep -q '(ram0p1)$'
+	[ "$(blockdev --getsize64 "$dev")" -eq $((8 << 20)) ]
+	head -c 8M /dev/urandom > "$TESTDIR/plain"
+	dd if="$TESTDIR/plain" of="$dev" bs=1M oflag=direct status=none
+	# the IV counts the partition's sectors, offset included
+	openssl_plain "$P1" "$TESTDIR/plain" "$(raw_key_hex "$PASS")" 4 2048 0 1 16383
+	run "$LOSETUP" -j "$P1" -l -n -O NAME,BACK-FILE,OFFSET,SIZELIMIT,KEYBITS,ENGINE,RO,AUTOCLEAR
+	[ "$(echo $output)" = "$dev $P1 1048576 8388608 256 dm 0 0" ]
+	# a second range of the same partition: loop-AES, IV from the data start
+	dev2=$(attach --engine dm -e AES128 -p 3 -o 9M -I 0 "$P1")
+	[ "$dev2" = /dev/mapper/cryptoloop-ram0p1.1 ]
+	[ "$(blockdev --getsize64 "$dev2")" -eq $((22 << 20)) ]
+	head -c 4M /dev/urandom > "$TESTDIR/plain2"
+	dd if="$TESTDIR/plain2" of="$dev2" bs=1M oflag=direct status=none
+	dd if="$P1" bs=1M skip=9 count=4 iflag=direct status=none |
+		aespipe -d -e aes128 -O 0 -p 3 3< "$TESTDIR/pass" | cmp - "$TESTDIR/plain2"
+	run "$LOSETUP" -a
+	[ "${#lines[@]}" -eq $((loops + 2)) ]
+	[[ "$output" == *"$dev: ["*"]:"*" ($P1), offset 1048576, sizelimit 8388608, encryption aes (type 18)"* ]]
+	[[ "$output" == *"$dev2: ["*"]:"*" ($P1), offset 9437184, encryption AES128 (type 16)"* ]]
+	run "$LOSETUP" -j "$P1" -o 9M -J -O NAME,ENGINE
+	[[ "$(echo $output)" == *"\"name\": \"$dev2\", \"engine\": \"dm\""* ]]
+	[[ "$output" != *"\"$dev\""* ]]
+	"$LOSETUP" -d "$dev2"
+	[ ! -e "$dev2" ]
+	# read-only: the same data, no writes
+	dev2=$(attach --engine dm -e AES128 -p 3 -o 9M -I 0 -r "$P1")
+	[ "$(blockdev --getro "$dev2")" = 1 ]
+	[ "$("$LOSETUP" -l -n -O RO "$dev2" | tr -d ' ')" = 1 ]
+	cmp -n $((4 << 20)) <(device_bytes "$dev2") "$TESTDIR/plain2"
+	run dd if=/dev/zero of="$dev2" bs=4k count=1 oflag=direct status=none
+	[ "$status" -ne 0 ]
+	# in use: the overlapping range is refused
+	run "$LOSETUP" --engine dm -e aes -p 3 -f --show "$P1" 3< "$TESTDIR/pass"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"$P1: the image is already in use"* ]]
+	"$LOSETUP" -d "$dev" "$dev2"
+	dm_clean
+	[ "$("$UL_LOSETUP" -a | wc -l)" -eq "$loops" ]
+}
+
+# bats test_tags=core
+@test "-c on a mapping straight on a device-mapper device (an LV's case), multi-key" {
+	blockdevs
+	dmsetup create clgrow --table "0 8192 linear $P2 0"
+	dmsetup mknodes clgrow	# no udev in the guest
+	kname=$(dmsetup info -c --noheadings -o blkdevname clgrow)
+	[[ "$kname" == dm-* ]]
+	keys=$(keyfile 64)
+	dev=$(attach --engine dm -e AES128 --cleartext-keyfile "$keys" /dev/mapper/clgrow)
+	[ "$dev" = "/dev/mapper/cryptoloop-$kname" ]
+	dmsetup table "${dev#/dev/mapper/}" | grep -q ' aes:64-cbc-lmk '
+	[ "$(blockdev --getsize64 "$dev")" -eq $((4 << 20)) ]
+	dmsetup reload clgrow --table "0 12288 linear $P2 0"
+	dmsetup resume clgrow
+	"$LOSETUP" -c "$dev"
+	[ "$(blockdev --getsize64 "$dev")" -eq $((6 << 20)) ]
+	head -c 6M /dev/urandom > "$TESTDIR/plain"
+	dd if="$TESTDIR/plain" of="$dev" bs=1M oflag=direct status=none
+	aespipe -d -e aes128 -p 3 < /dev/mapper/clgrow 3< "$keys" | cmp - "$TESTDIR/plain"
+	"$LOSETUP" -d "$dev"
+	dm_clean
+	dmsetup remove clgrow
 }
 
 @test "-c grows the loop device and the mapping, single and multi-key" {
