@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * libloop-crypto.h - encryption core of libloop: cipher specs, key
  * derivation, passphrase entry and the 512-byte sector transfer engine.
