@@ -220,6 +220,8 @@ LIBLOOP_EXPORT int loop_state_lookup(struct loopdev *ld, struct loop_state *st)
 	if (!l.device)
 		return -EINVAL;
 	rc = walk(lookup_cb, &l, NULL, NULL);
+	DBG(STATE, l.device, "lookup: %s", rc < 0 ? strerror(-rc) :
+	    rc == 1 ? st->id : "no record");
 	if (rc < 0)
 		return rc;
 	return rc == 1 ? 0 : -ENOENT;

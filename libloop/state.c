@@ -365,6 +365,8 @@ int loop_state_write(const struct loop_state *st)
 		rc = -errno;
 	if (rc)
 		unlink(tmp);
+	DBG(STATE, st->id, "record for %s (%s, %s): %s", st->device,
+	    loop_engine_name(st->engine), st->image, rc ? strerror(-rc) : "written");
 	return rc;
 }
 
@@ -373,9 +375,14 @@ int loop_state_create(const struct loop_state *st)
 	char dir[PATH_MAX];
 
 	snprintf(dir, sizeof(dir), "%s/%s", LOOP_STATE_DIR, st->id);
+	int rc;
+
 	if ((mkdir(LOOP_STATE_DIR, 0700) < 0 && errno != EEXIST) ||
-	    (mkdir(dir, 0700) < 0 && errno != EEXIST))
-		return -errno;
+	    (mkdir(dir, 0700) < 0 && errno != EEXIST)) {
+		rc = -errno;
+		DBG(STATE, st->id, "mkdir %s: %s", dir, strerror(-rc));
+		return rc;
+	}
 	return loop_state_write(st);
 }
 
@@ -384,6 +391,7 @@ void loop_state_unlink(const struct loop_state *st)
 	char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), "%s/%s/state", LOOP_STATE_DIR, st->id);
+	DBG(STATE, st->id, "record for %s removed", st->device);
 	unlink(path);
 	/* the record's own mount point, empty by now unless still mounted */
 	snprintf(path, sizeof(path), "%s/%s/mnt", LOOP_STATE_DIR, st->id);
