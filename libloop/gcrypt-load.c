@@ -9,8 +9,9 @@
  * call opens. A program that links libgcrypt itself shares the one copy
  * the dynamic loader already has, with its initialisation.
  *
- * Only what libloop/crypto/ calls is here; a new gcry_* call there fails
- * the link of libloop.so (-Wl,--no-undefined) until it is added below.
+ * Only what libloop/crypto/ calls is here; a new gcry_* call there is an
+ * undefined symbol in libloop.so, which tests/startup-deps.sh fails on,
+ * until it is added below.
  * Not in the tests' and tools' builds: they link libgcrypt directly.
  */
 #include "config.h"
