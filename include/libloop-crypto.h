@@ -1,8 +1,9 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * libloop-crypto.h - encryption core of libloop: cipher specs, key
  * derivation, passphrase entry and the 512-byte sector transfer engine.
  *
- * Included from <libloop.h>; do not include directly.
+ * Included from <libloop.h>, and complete on its own.
  *
  * Conventions: every function returns 0 (or a documented non-negative
  * value) on success and -errno on failure.  Nothing here prints or exits.

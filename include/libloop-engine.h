@@ -2,7 +2,7 @@
 /*
  * libloop-engine.h - encrypted devices: engines and their state.
  *
- * Included from <libloop.h>; do not include directly.
+ * Included from <libloop.h>, and complete on its own.
  *
  * An engine turns (image, range, cipher, key) into a block device:
  *  - "fuse": the cryptoloop-fuse daemon serves the decrypted image as one
@@ -22,14 +22,16 @@
 #define LIBLOOP_ENGINE_H
 
 #include <limits.h>
+#include <linux/limits.h>	/* PATH_MAX, also in strict ISO C modes */
 #include <stdint.h>
 #include <sys/types.h>
+
+#include "libloop.h"
+#include "libloop-crypto.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-struct loopdev;
 
 #define LOOP_STATE_DIR "/run/cryptoloop"
 

@@ -27,20 +27,6 @@ enum loopdev_kind {
 	LOOPDEV_KIND_CRYPTOLOOP,	/* /dev/cryptoloopN, /dev/cryptoloop-control */
 };
 
-/* Name stem ("loop", "cryptoloop") and control device path of a kind. */
-const char *loopdev_kind_stem(enum loopdev_kind kind);
-const char *loopdev_kind_control(enum loopdev_kind kind);
-
-/* ------------------------------------------------------------ sizes */
-
-/*
- * Parse a size the way util-linux does: an integer (decimal, 0x hex or
- * 0 octal) with an optional fraction and a suffix K, M, G, T, P, E, Z, Y
- * (powers of 1024, also as KiB...) or KB, MB... (powers of 1000).
- * Returns 0, -EINVAL for malformed input or -ERANGE on overflow.
- */
-int loop_parse_size(const char *str, uint64_t *res);
-
 /* ------------------------------------------------------------ a device */
 
 struct loopdev;

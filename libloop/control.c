@@ -19,13 +19,13 @@ static int control_ioctl(enum loopdev_kind kind, unsigned long req, long arg)
 	fd = open(loopdev_kind_control(kind), O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
 		rc = -errno;
-		DBG("open %s: %s", loopdev_kind_control(kind), strerror(errno));
+		DBG(SETUP, loopdev_kind_control(kind), "open: %s", strerror(errno));
 		return rc;
 	}
 	rc = ioctl(fd, req, arg);
 	if (rc < 0)
 		rc = -errno;
-	DBG("%s: ioctl 0x%lx(%ld) = %d", loopdev_kind_control(kind), req, arg, rc);
+	DBG(SETUP, loopdev_kind_control(kind), "ioctl 0x%lx(%ld) = %d", req, arg, rc);
 	close(fd);
 	return rc;
 }

@@ -4,7 +4,7 @@
  * loop ABI's encryption fields, so attaching is loopdev_attach() with
  * lo_encrypt_type, lo_crypt_name and the first key filled in; a loop-AES
  * multi-key set (64 or 65 keys) then goes in with loop-AES's own ioctl,
- * as kmod/INTEGRATION.md specifies.
+ * as doc/kernel-abi.md describes.
  */
 #include "config.h"
 

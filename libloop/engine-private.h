@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include "libloop.h"
+#include "private.h"
 
 /* The file the daemon serves, inside its mount point. */
 #define LOOP_FUSE_FILE "data"
@@ -62,9 +63,9 @@ int loop_state_format(const struct loop_state *st, char *buf, size_t size);
 int loop_state_parse(struct loop_state *st, const char *buf, size_t len);
 int loop_state_write(const struct loop_state *st);
 /* create LOOP_STATE_DIR/<st->id> and write the record into it */
-int loop_state_create(const struct loop_state *st);
+LIBLOOP_PRIVATE_EXPORT int loop_state_create(const struct loop_state *st);
 /* remove the record and its directory */
-void loop_state_unlink(const struct loop_state *st);
+LIBLOOP_PRIVATE_EXPORT void loop_state_unlink(const struct loop_state *st);
 /* an id's directory whose record never got written (attach died) */
 int loop_state_dir_is_orphan(const char *id);
 /* Call @fn with each record's id; stops at a non-zero return. */
@@ -88,6 +89,6 @@ void loop_fuse_unmount(const char *mnt);
 const char *loop_fuse_daemon_path(const char *path);
 
 /* The loop device the kernel reports as holding @image (loop engines). */
-int loop_engine_backing_is(const char *device, const char *image);
+LIBLOOP_PRIVATE_EXPORT int loop_engine_backing_is(const char *device, const char *image);
 
 #endif

@@ -5,7 +5,9 @@
  */
 #include "config.h"
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,17 +30,33 @@ static const char *const engine_names[] = {
 	[LOOP_ENGINE_DM] = "dm",
 };
 
+/* NULL for dm: its table is in a module (module.c), loaded on first use. */
 static const struct loop_engine_ops *const engine_ops[] = {
 	[LOOP_ENGINE_FUSE] = &loop_engine_fuse_ops,
 	[LOOP_ENGINE_KMOD] = &loop_engine_kmod_ops,
 	[LOOP_ENGINE_XFER] = &loop_engine_xfer_ops,
-#ifdef HAVE_DM
-	[LOOP_ENGINE_DM] = &loop_engine_dm_ops,
-#endif
+	[LOOP_ENGINE_DM] = NULL,
 };
+
+static const struct loop_engine_ops *dm_ops;
+static pthread_once_t dm_once = PTHREAD_ONCE_INIT;
+
+/* The module stays loaded: its table is used until the process exits. */
+static void dm_load(void)
+{
+	void *handle;
+
+	if (loop_module_open("engine-dm", &handle) == 0)
+		dm_ops = dlsym(handle, "loop_engine_dm_ops");
+	DBG(ENGINE, "dm", "engine module %s", dm_ops ? "loaded" : "not available");
+}
 
 const struct loop_engine_ops *loop_engine_ops_get(enum loop_engine_kind kind)
 {
+	if (kind == LOOP_ENGINE_DM) {
+		pthread_once(&dm_once, dm_load);
+		return dm_ops;
+	}
 	if ((unsigned)kind >= sizeof(engine_ops) / sizeof(engine_ops[0]))
 		return NULL;
 	return engine_ops[kind];
@@ -92,8 +110,12 @@ LIBLOOP_EXPORT int loop_engine_choose(const struct loop_cipher_spec *spec,
 	for (i = 0; i < sizeof(auto_order) / sizeof(auto_order[0]); i++) {
 		const struct loop_engine_ops *ops = loop_engine_ops_get(auto_order[i]);
 
-		if (ops && ops->takes(spec, key) == 0 && ops->probe(fuse_daemon) == 0)
+		if (ops && ops->takes(spec, key) == 0 && ops->probe(fuse_daemon) == 0) {
+			DBG(ENGINE, loop_engine_name(auto_order[i]), "auto: chosen");
 			return auto_order[i];
+		}
+		DBG(ENGINE, loop_engine_name(auto_order[i]), "auto: %s",
+		    !ops ? "not built" : ops->takes(spec, key) ? "cannot take this key" : "cannot run here");
 	}
 	return -ENODEV;
 }
@@ -215,7 +237,16 @@ LIBLOOP_EXPORT int loop_engine_attach(struct loopdev *ld, const struct loop_engi
 	}
 	loop_boot_id(st->boot_id, sizeof(st->boot_id));
 
+	/* the shape of the key, never its bytes */
+	if (cfg->spec)
+		DBG(CRYPTO, st->image, "cipher %s, type %d, %u key(s) of %u bits",
+		    st->cipher, st->encrypt_type, st->key_count, st->key_bits);
+	DBG(ENGINE, st->image, "attach through %s, offset %llu, sizelimit %llu%s",
+	    loop_engine_name(st->engine), (unsigned long long)st->offset,
+	    (unsigned long long)st->sizelimit, st->read_only ? ", read-only" : "");
 	rc = ops->attach(ld, cfg, st, errpos);
+	DBG(ENGINE, st->image, "attach: %s%s%s", rc ? strerror(-rc) : "ok",
+	    rc ? "" : ", ", rc ? "" : st->device);
 	if (rc == 0 && out)
 		*out = *st;
 	free(st);
@@ -261,6 +292,8 @@ LIBLOOP_EXPORT int loop_engine_detach(struct loopdev *ld)
 			rc = ops->detach(ld, st);
 		else
 			rc = detach_loop(ld, st);
+		DBG(ENGINE, st->device, "detach (%s): %s", loop_engine_name(st->engine),
+		    rc ? strerror(-rc) : "ok");
 	}
 	free(st);
 	return rc;

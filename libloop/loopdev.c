@@ -22,12 +22,12 @@ static const struct {
 	[LOOPDEV_KIND_CRYPTOLOOP] = { "cryptoloop", "/dev/cryptoloop-control" },
 };
 
-LIBLOOP_EXPORT const char *loopdev_kind_stem(enum loopdev_kind kind)
+const char *loopdev_kind_stem(enum loopdev_kind kind)
 {
 	return kinds[kind].stem;
 }
 
-LIBLOOP_EXPORT const char *loopdev_kind_control(enum loopdev_kind kind)
+const char *loopdev_kind_control(enum loopdev_kind kind)
 {
 	return kinds[kind].control;
 }
@@ -92,7 +92,7 @@ LIBLOOP_EXPORT int loopdev_set_device(struct loopdev *ld, const char *name)
 		return -ENAMETOOLONG;
 	}
 	ld->kind = kind_of(ld->path);
-	DBG("bound to %s", ld->path);
+	DBG(SETUP, ld->path, "bound");
 	return 0;
 }
 
@@ -161,7 +161,7 @@ LIBLOOP_EXPORT int loopdev_get_fd(struct loopdev *ld, int rw)
 		loopdev_close(ld);
 	if (ld->fd < 0) {
 		ld->fd = open(ld->path, (rw ? O_RDWR : O_RDONLY) | O_CLOEXEC);
-		DBG("open %s %s: %s", ld->path, rw ? "rw" : "ro",
+		DBG(SETUP, ld->path, "open %s: %s", rw ? "rw" : "ro",
 		    ld->fd < 0 ? strerror(errno) : "ok");
 		if (ld->fd < 0)
 			return -errno;
@@ -181,7 +181,7 @@ LIBLOOP_EXPORT int loopdev_get_status(struct loopdev *ld, struct loop_info64 *in
 		if (ioctl(fd, LOOP_GET_STATUS64, &ld->info) < 0) {
 			int rc = -errno;
 
-			DBG("%s: LOOP_GET_STATUS64: %s", ld->path, strerror(-rc));
+			DBG(SETUP, ld->path, "LOOP_GET_STATUS64: %s", strerror(-rc));
 			return rc;
 		}
 		ld->has_info = true;

@@ -114,6 +114,8 @@ static void clean_orphan_dir(const char *id)
 }
 
 struct walk_ctx {
+	/* NULL, or 0 for records @fn need not see: those are not judged */
+	int (*want)(const struct loop_state *st, void *data);
 	int (*fn)(const struct loop_state *st, void *data);
 	int (*corrupt)(const char *path, void *data);
 	void *data;
@@ -138,6 +140,10 @@ static int walk_one(const char *id, void *data)
 		clean_orphan_dir(id);
 		return 0;
 	}
+	/* judging a record costs its device's sysfs and the daemon's /proc:
+	 * a lookup pays that only for the record it is after */
+	if (w->want && !w->want(&w->st, w->data))
+		return 0;
 	if (loop_state_is_stale(&w->st)) {
 		loop_state_remove(&w->st);
 		w->removed++;
@@ -147,14 +153,16 @@ static int walk_one(const char *id, void *data)
 }
 
 /* Walk the records; with @fn NULL just collect the garbage. */
-static int walk(int (*fn)(const struct loop_state *st, void *data), void *data,
-		int *removed, int (*corrupt)(const char *path, void *data))
+static int walk_wanted(int (*want)(const struct loop_state *st, void *data),
+		       int (*fn)(const struct loop_state *st, void *data), void *data,
+		       int *removed, int (*corrupt)(const char *path, void *data))
 {
 	struct walk_ctx *w = calloc(1, sizeof(*w));
 	int rc;
 
 	if (!w)
 		return -ENOMEM;
+	w->want = want;
 	w->fn = fn;
 	w->corrupt = corrupt;
 	w->data = data;
@@ -163,6 +171,12 @@ static int walk(int (*fn)(const struct loop_state *st, void *data), void *data,
 		*removed = w->removed;
 	free(w);
 	return rc;
+}
+
+static int walk(int (*fn)(const struct loop_state *st, void *data), void *data,
+		int *removed, int (*corrupt)(const char *path, void *data))
+{
+	return walk_wanted(NULL, fn, data, removed, corrupt);
 }
 
 LIBLOOP_EXPORT int loop_state_foreach(int (*fn)(const struct loop_state *st, void *data),
@@ -200,14 +214,21 @@ struct lookup_ctx {
 	struct loop_state *out;
 };
 
-static int lookup_cb(const struct loop_state *st, void *data)
+static int lookup_want(const struct loop_state *st, void *data)
 {
 	struct lookup_ctx *l = data;
 	char lower[96];
 
+	if (!strcmp(st->device, l->device))
+		return 1;
 	record_loop_device(st, lower, sizeof(lower));
-	if (strcmp(st->device, l->device) && strcmp(lower, l->device))
-		return 0;
+	return !strcmp(lower, l->device);
+}
+
+static int lookup_cb(const struct loop_state *st, void *data)
+{
+	struct lookup_ctx *l = data;
+
 	*l->out = *st;
 	return 1;
 }
@@ -219,7 +240,9 @@ LIBLOOP_EXPORT int loop_state_lookup(struct loopdev *ld, struct loop_state *st)
 
 	if (!l.device)
 		return -EINVAL;
-	rc = walk(lookup_cb, &l, NULL, NULL);
+	rc = walk_wanted(lookup_want, lookup_cb, &l, NULL, NULL);
+	DBG(STATE, l.device, "lookup: %s", rc < 0 ? strerror(-rc) :
+	    rc == 1 ? st->id : "no record");
 	if (rc < 0)
 		return rc;
 	return rc == 1 ? 0 : -ENOENT;

@@ -171,14 +171,14 @@ LIBLOOP_EXPORT int loopdev_attach(struct loopdev *ld, const struct loopdev_confi
 	fill_info(&lc.info, cfg, name, lo_flags);
 
 	if (ioctl(dev_fd, LOOP_CONFIGURE, &lc) == 0) {
-		DBG("%s: LOOP_CONFIGURE ok", ld->path);
+		DBG(SETUP, ld->path, "LOOP_CONFIGURE ok");
 	} else if (errno != EINVAL && errno != ENOTTY && errno != ENOSYS) {
 		rc = -errno;
-		DBG("%s: LOOP_CONFIGURE: %s", ld->path, strerror(errno));
+		DBG(SETUP, ld->path, "LOOP_CONFIGURE: %s", strerror(errno));
 		goto clear_device;
 	} else {
 		/* kernels before 5.8: two steps */
-		DBG("%s: LOOP_CONFIGURE unsupported, LOOP_SET_FD", ld->path);
+		DBG(SETUP, ld->path, "LOOP_CONFIGURE unsupported, LOOP_SET_FD");
 		if (ioctl(dev_fd, LOOP_SET_FD, file_fd) < 0) {
 			rc = -errno;
 			goto clear_device;
@@ -213,7 +213,7 @@ clear_device:
 close_file:
 	close(file_fd);
 	free(canon);
-	DBG("%s: attach failed: %s", ld->path, strerror(-rc));
+	DBG(SETUP, ld->path, "attach failed: %s", strerror(-rc));
 	return rc;
 }
 
@@ -230,7 +230,7 @@ LIBLOOP_EXPORT int loopdev_attach_free(struct loopdev *ld, enum loopdev_kind kin
 		rc = loopdev_attach(ld, cfg, lo_flags_out);
 		if ((rc != -EBUSY && rc != -EAGAIN) || tries++ >= BUSY_TRIES)
 			return rc;
-		DBG("%s: lost the race for it, retrying", ld->path);
+		DBG(SETUP, ld->path, "lost the race for it, retrying");
 		loop_usleep(BUSY_DELAY_US);
 	}
 }
@@ -247,7 +247,7 @@ static int device_ioctl(struct loopdev *ld, int rw, unsigned long req,
 		rc = ioctl_again(fd, req, arg);
 	else
 		rc = ioctl(fd, req, arg) < 0 ? -errno : 0;
-	DBG("%s: ioctl 0x%lx: %d", ld->path, req, rc);
+	DBG(SETUP, ld->path, "ioctl 0x%lx: %d", req, rc);
 	loopdev_invalidate(ld);
 	return rc;
 }

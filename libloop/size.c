@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "private.h"
+#include "size.h"
 
 static int scale(uint64_t *x, unsigned int base, int power)
 {
@@ -66,7 +66,7 @@ static void add_fraction(uint64_t *x, uint64_t frac, int zeros,
 	} while (frac);
 }
 
-LIBLOOP_EXPORT int loop_parse_size(const char *str, uint64_t *res)
+int loop_parse_size(const char *str, uint64_t *res)
 {
 	const char *p, *dp;
 	char *end;

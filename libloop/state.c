@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -28,19 +29,34 @@
 /* A directory without a record is an attach in progress for this long. */
 #define ORPHAN_GRACE_SEC 60
 
-int loop_boot_id(char *buf, size_t size)
+/* The boot id cannot change under a running process: read it once. */
+static char boot_id[64];
+static int boot_id_rc;
+static pthread_once_t boot_id_once = PTHREAD_ONCE_INIT;
+
+static void boot_id_read(void)
 {
 	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
-	int rc = -ENOENT;
 
-	if (!f)
-		return -errno;
-	if (fgets(buf, (int)size, f)) {
-		buf[strcspn(buf, "\n")] = '\0';
-		rc = 0;
+	boot_id_rc = -ENOENT;
+	if (!f) {
+		boot_id_rc = -errno;
+		return;
+	}
+	if (fgets(boot_id, sizeof(boot_id), f)) {
+		boot_id[strcspn(boot_id, "\n")] = '\0';
+		boot_id_rc = 0;
 	}
 	fclose(f);
-	return rc;
+}
+
+int loop_boot_id(char *buf, size_t size)
+{
+	pthread_once(&boot_id_once, boot_id_read);
+	if (boot_id_rc)
+		return boot_id_rc;
+	snprintf(buf, size, "%s", boot_id);
+	return 0;
 }
 
 static void set_str(char *dst, size_t size, const char *val)
@@ -365,6 +381,8 @@ int loop_state_write(const struct loop_state *st)
 		rc = -errno;
 	if (rc)
 		unlink(tmp);
+	DBG(STATE, st->id, "record for %s (%s, %s): %s", st->device,
+	    loop_engine_name(st->engine), st->image, rc ? strerror(-rc) : "written");
 	return rc;
 }
 
@@ -373,9 +391,14 @@ int loop_state_create(const struct loop_state *st)
 	char dir[PATH_MAX];
 
 	snprintf(dir, sizeof(dir), "%s/%s", LOOP_STATE_DIR, st->id);
+	int rc;
+
 	if ((mkdir(LOOP_STATE_DIR, 0700) < 0 && errno != EEXIST) ||
-	    (mkdir(dir, 0700) < 0 && errno != EEXIST))
-		return -errno;
+	    (mkdir(dir, 0700) < 0 && errno != EEXIST)) {
+		rc = -errno;
+		DBG(STATE, st->id, "mkdir %s: %s", dir, strerror(-rc));
+		return rc;
+	}
 	return loop_state_write(st);
 }
 
@@ -384,6 +407,7 @@ void loop_state_unlink(const struct loop_state *st)
 	char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), "%s/%s/state", LOOP_STATE_DIR, st->id);
+	DBG(STATE, st->id, "record for %s removed", st->device);
 	unlink(path);
 	/* the record's own mount point, empty by now unless still mounted */
 	snprintf(path, sizeof(path), "%s/%s/mnt", LOOP_STATE_DIR, st->id);

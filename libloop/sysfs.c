@@ -103,6 +103,6 @@ const char *loopdev_sysfs_dir(struct loopdev *ld)
 		if (access(ld->sysfs, F_OK) != 0)
 			ld->sysfs[0] = '\0';
 	}
-	DBG("%s: sysfs dir '%s'", ld->path, ld->sysfs);
+	DBG(SETUP, ld->path, "sysfs dir '%s'", ld->sysfs);
 	return ld->sysfs;
 }

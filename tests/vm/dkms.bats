@@ -4,21 +4,22 @@
 # The DKMS path users take: Debian's dkms, inside a suite's chroot from
 # tests/vm/fetch-kernel, builds and signs the module from kmod/ the way
 # `dkms add` + `dkms build` do on a Debian machine.  Runs on the host:
-#   CLVM_KROOT=/var/cache/cryptoloop-vm/sid/root bats tests/vm/dkms.bats
+#   CLVM_KROOT=/var/cache/cryptoloop-vm/sid/root CLVM_BUILD=_build bats tests/vm/dkms.bats
 
 setup_file() {
 	: "${CLVM_KROOT:?set CLVM_KROOT to a tests/vm/fetch-kernel tree}"
 	R=$CLVM_KROOT
 	K=$(cat "$R/kver")
-	src=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
-	# The version dkms.conf declares is the directory name dkms wants.
-	V=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$src/kmod/dkms.conf")
+	: "${CLVM_BUILD:?set CLVM_BUILD to the configured build directory}"
+	# The version dkms.conf declares (configure takes it from AC_INIT) is
+	# the directory name dkms wants.
+	V=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$CLVM_BUILD/kmod/dkms.conf")
+	[ -n "$V" ]
 	export R K V
 	in_chroot dkms remove "cryptoloop/$V" --all >/dev/null 2>&1 || true
 	rm -rf "$R/usr/src/cryptoloop-$V"
-	mkdir -p "$R/usr/src/cryptoloop-$V"
-	cp "$src"/kmod/*.c "$src"/kmod/*.h "$src"/kmod/Kbuild \
-		"$src"/kmod/Makefile "$src"/kmod/dkms.conf "$R/usr/src/cryptoloop-$V/"
+	# the tree users get from `make dkms-source`
+	make -s -C "$CLVM_BUILD" dkms-source DESTDIR="$R" DKMS_SRCDIR="/usr/src/cryptoloop-$V"
 	in_chroot dkms add "cryptoloop/$V" >"$BATS_FILE_TMPDIR/dkms.log" 2>&1
 	in_chroot dkms build "cryptoloop/$V" -k "$K" >>"$BATS_FILE_TMPDIR/dkms.log" 2>&1 ||
 		{ cat "$BATS_FILE_TMPDIR/dkms.log" >&2; return 1; }

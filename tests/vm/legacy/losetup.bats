@@ -7,9 +7,9 @@
 # openssl, so it is the util-linux 2.12 cryptoloop format.
 #
 # CLX_LOSETUP names the binary (run-suite sets it to the build tree's
-# losetup).  Until that losetup knows -e and an engine for the stock loop
-# driver ("xfer", see kmod/legacy/INTEGRATION.md), these tests are
-# reported as skipped, never as passed.  With auto engine choice, the
+# losetup).  A losetup without -e or without the engine for the stock
+# loop driver ("xfer", see doc/engines.md) gets these tests reported as
+# skipped, never as passed.  With auto engine choice, the
 # test insists on the stock /dev/loopN carrying our transfer (type 18,
 # one module reference), so a FUSE fallback fails it.
 
@@ -30,7 +30,7 @@ setup() {
 	if ! "$LOSETUP" --help 2>&1 | grep -q -- '--encryption'; then
 		skip "project losetup has no -e/--encryption yet"
 	fi
-	# The engine for stock /dev/loopN + cryptoloop_xfer (INTEGRATION.md).
+	# The engine for stock /dev/loopN + cryptoloop_xfer (doc/engines.md).
 	if ! "$LOSETUP" --help 2>&1 | grep -- '--engine' | grep -qw xfer; then
 		skip "project losetup has no xfer engine (stock loop + cryptoloop_xfer) yet"
 	fi
