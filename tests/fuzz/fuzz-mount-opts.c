@@ -2,6 +2,7 @@
 /* mopt_parse(): the options of a "cryptoloop" fstab line or mount -o. */
 #include <errno.h>
 
+#include "fstab-options.h"
 #include "mount-opts.h"
 #include "fuzz.h"
 
@@ -18,8 +19,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_ASSERT(req.nargs < sizeof(req.losetup_args) / sizeof(req.losetup_args[0]));
 	for (i = 0; i < req.nargs; i++)
 		FUZZ_ASSERT(req.losetup_args[i] != NULL);
-	for (i = 0; i < mopt_table_size; i++)
-		(void)mopt_given(&req, mopt_table[i].name);
+	for (i = 0; i < fstab_opts_count; i++)
+		(void)mopt_given(&req, fstab_opts[i].name);
 	free(bad);
 	mopt_free(&req);
 	free(s);
