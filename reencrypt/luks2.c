@@ -25,7 +25,6 @@
 #include "luks2.h"
 
 #define VK_MAX 64
-#define LUKS2_HEADER_BYTES (16 << 20)
 
 struct luks2_target {
 	struct crypt_device *cd;
