@@ -83,8 +83,32 @@ static int sync_file(const char *path)
 	return rc;
 }
 
+/* libcryptsetup's errors reach the user; its notes (a data device too
+ * small to activate while it still has to grow) do not */
+static void log_errors(int level, const char *msg, void *usrptr)
+{
+	(void)usrptr;
+	if (level == CRYPT_LOG_ERROR)
+		fprintf(stderr, "%s: %s", program_invocation_short_name, msg);
+}
+
+/* --iter-time: what the keyslot's PBKDF costs, as cryptsetup's option */
+static int set_iter_time(struct crypt_device *cd, uint32_t iter_ms)
+{
+	struct crypt_pbkdf_type pbkdf;
+	const struct crypt_pbkdf_type *def = crypt_get_pbkdf_default(CRYPT_LUKS2);
+
+	if (!iter_ms)
+		return 0;
+	if (!def)
+		return -EINVAL;
+	pbkdf = *def;
+	pbkdf.time_ms = iter_ms;
+	return crypt_set_pbkdf_type(cd, &pbkdf);
+}
+
 struct luks2_target *luks2_open(const char *header, const char *image,
-				const char *cipher, uint64_t data_off,
+				const char *cipher, uint64_t data_off, uint32_t iter_ms,
 				const struct loop_pass *pass, bool resuming,
 				struct loop_key **key, char *name, size_t namesz)
 {
@@ -96,6 +120,7 @@ struct luks2_target *luks2_open(const char *header, const char *image,
 	int galg, rc, fd;
 	bool xts;
 
+	crypt_set_log_callback(NULL, log_errors, NULL);
 	if (!cipher)
 		cipher = "aes-xts-plain64";
 	if (parse_cipher(cipher, alg, sizeof(alg), mode, sizeof(mode), &galg, &xts, &len))
@@ -131,6 +156,8 @@ struct luks2_target *luks2_open(const char *header, const char *image,
 		if (!rc)
 			rc = crypt_set_data_offset(t->cd, data_off / 512);
 		params.data_device = image;
+		if (!rc)
+			rc = set_iter_time(t->cd, iter_ms);
 		if (!rc)
 			rc = crypt_format(t->cd, CRYPT_LUKS2, alg, mode, NULL, (const char *)t->vk,
 					  len, &params);

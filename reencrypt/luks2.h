@@ -23,11 +23,12 @@ struct job;
  * Create the header (fresh start) or unlock it (@resuming), and set up
  * the data cipher. @cipher: "aes-xts-plain64" style, NULL for that
  * default. @data_off: where the data starts in the image, in bytes.
+ * @iter_ms: the keyslot's PBKDF time (0: libcryptsetup's default).
  * The volume key is returned in @key (for the journal's key check).
  * Dies with a message on failure.
  */
 struct luks2_target *luks2_open(const char *header, const char *image,
-				const char *cipher, uint64_t data_off,
+				const char *cipher, uint64_t data_off, uint32_t iter_ms,
 				const struct loop_pass *pass, bool resuming,
 				struct loop_key **key, char *name, size_t namesz);
 

@@ -39,6 +39,7 @@ enum {
 	OPT_LUKS2,
 	OPT_HEADER,
 	OPT_CIPHER,
+	OPT_ITER_TIME,
 };
 
 /* exit status when interrupted by a signal: run again to resume */
@@ -56,6 +57,7 @@ static const struct opt_desc own_opts[] = {
 	{ "luks2",    no_argument,       OPT_LUKS2, NULL, "after --new: make the image the data of a LUKS2 volume", SEC_COMMANDS },
 	{ "header",   required_argument, OPT_HEADER, "<file>", "with --luks2: the LUKS2 header goes to <file>, not into the image", SEC_COMMANDS },
 	{ "cipher",   required_argument, OPT_CIPHER, "<spec>", "with --luks2: the cipher (default aes-xts-plain64)", SEC_COMMANDS },
+	{ "iter-time", required_argument, OPT_ITER_TIME, "<ms>", "with --luks2: milliseconds of PBKDF for the passphrase", SEC_COMMANDS },
 	{ "journal",  required_argument, OPT_JOURNAL, "<file>", "progress journal (default <image>.reencrypt)", SEC_COMMANDS },
 	{ "progress", required_argument, OPT_PROGRESS, "<when>", "auto (on a terminal), always or never", SEC_COMMANDS },
 	{ "verify",   no_argument,       OPT_VERIFY, NULL, "read back and compare every chunk as it goes", SEC_COMMANDS },
@@ -73,6 +75,7 @@ struct cmdline {
 	bool luks2;
 	const char *header;
 	const char *cipher;
+	uint32_t iter_ms;
 };
 
 static const struct opt_desc *key_row(int code)
@@ -174,6 +177,19 @@ static uint64_t size_or_die(const char *arg, const char *what)
 	err(EXIT_FAILURE, "%s: '%s'", what, arg);
 }
 
+static uint32_t iter_time_or_die(const char *arg)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || !v || v > 3600000)
+		errx(EXIT_FAILURE, "--iter-time: '%s' is not a number of milliseconds "
+		     "(1 to 3600000)", arg);
+	return (uint32_t)v;
+}
+
 /* One half of the command line: before --new (@s old) or after it. */
 static void parse_half(int argc, char **argv, struct cmdline *cl, struct side *s,
 		       bool is_new)
@@ -206,14 +222,17 @@ static void parse_half(int argc, char **argv, struct cmdline *cl, struct side *s
 		case OPT_LUKS2:
 		case OPT_HEADER:
 		case OPT_CIPHER:
+		case OPT_ITER_TIME:
 			if (!is_new)
 				errx(EXIT_FAILURE, "--%s belongs after --new", opt_name(c));
 			if (c == OPT_LUKS2)
 				cl->luks2 = true;
 			else if (c == OPT_HEADER)
 				cl->header = optarg;
-			else
+			else if (c == OPT_CIPHER)
 				cl->cipher = optarg;
+			else
+				cl->iter_ms = iter_time_or_die(optarg);
 			break;
 		case OPT_JOURNAL:
 			cl->journal = optarg;
@@ -453,7 +472,7 @@ static void luks2_keys(struct cmdline *cl)
 	if (!header)
 		header = resuming && access(job->side_header, F_OK) ? job->image :
 			 job->side_header;
-	job->luks2 = luks2_open(header, job->image, cl->cipher, job->new_off, pass,
+	job->luks2 = luks2_open(header, job->image, cl->cipher, job->new_off, cl->iter_ms, pass,
 				resuming, &s->key, s->spec.name, sizeof(s->spec.name));
 	loop_pass_free(pass);
 	s->iv_offset = 0;
@@ -502,8 +521,8 @@ static void make_keys(struct cmdline *cl)
 
 static void check_luks2_options(struct cmdline *cl)
 {
-	if (!cl->luks2 && (cl->header || cl->cipher))
-		errx(EXIT_FAILURE, "--header and --cipher go with --luks2");
+	if (!cl->luks2 && (cl->header || cl->cipher || cl->iter_ms))
+		errx(EXIT_FAILURE, "--header, --cipher and --iter-time go with --luks2");
 	if (cl->luks2 && cl->generate)
 		errx(EXIT_FAILURE, "--generate makes loop-AES key files, not LUKS2 keys");
 	if (cl->luks2 && cl->job.old.has_sizelimit)
