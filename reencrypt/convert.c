@@ -110,8 +110,9 @@ static int image_write(struct job *job, const void *buf, size_t len, uint64_t po
 	return rc;
 }
 
-/* write the new data of [pos, pos + len), start its write-back, do not wait */
-static int image_write_async(struct job *job, const void *buf, size_t len, uint64_t pos)
+/* write the new data of [pos, pos + len), make it durable in the background */
+static int image_write_async(struct job *job, const void *buf, size_t len, uint64_t pos,
+			     struct flusher *f)
 {
 	int rc = io_all(job->img_fd, (void *)buf, len, job->new_off + pos, true);
 
@@ -120,18 +121,18 @@ static int image_write_async(struct job *job, const void *buf, size_t len, uint6
 		      (unsigned long long)(job->new_off + pos), strerror(-rc));
 		return rc;
 	}
-	/* a hint: durability comes from image_sync() alone */
-	sync_file_range(job->img_fd, (off_t)(job->new_off + pos), (off_t)len,
-			SYNC_FILE_RANGE_WRITE);
+	flush_start(f, job->img_fd);
 	return 0;
 }
 
-static int image_sync(struct job *job)
+/* wait until what was written is durable: the sync started after the write */
+static int image_sync(struct job *job, struct flusher *f)
 {
-	if (fdatasync(job->img_fd) == 0)
-		return 0;
-	warnx("%s: cannot sync: %s", job->image, strerror(errno));
-	return -errno;
+	int rc = flush_wait(f);
+
+	if (rc)
+		warnx("%s: cannot sync: %s", job->image, strerror(-rc));
+	return rc;
 }
 
 /* --verify: read the chunk back from the device, not the page cache */
@@ -269,14 +270,14 @@ static void *crypt_slice(void *arg)
 
 /*
  * Fingerprint, decrypt, encrypt and fingerprint again the @ns sectors in
- * b->cipher, split over the CPUs: the engines are safe to share between
- * threads (the LUKS2 cipher handle is not, so it runs on one).
+ * b->cipher, split over the CPUs: the engines and the LUKS2 target are
+ * safe to share between threads.
  */
 static int crypt_chunk(struct job *job, struct bufs *b, uint64_t sector, size_t ns)
 {
 	struct slice sl[MAX_THREADS];
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t nt = job->luks2 || cpus < 2 ? 1 : (size_t)cpus, i, per;
+	size_t nt = cpus < 2 ? 1 : (size_t)cpus, i, per;
 	int rc = 0;
 
 	if (nt > MAX_THREADS)
@@ -304,11 +305,11 @@ static int crypt_chunk(struct job *job, struct bufs *b, uint64_t sector, size_t 
 
 /*
  * Convert one chunk. Its read and its crypto overlap the write-back of the
- * chunk before (*pending): that one is made durable only now, right
- * before the journal moves past it, which keeps the invariant above.
+ * chunk before (@f, an fdatasync in a thread): the journal moves past that
+ * one only after the sync returned, which keeps the invariant above.
  */
 static int convert_chunk(struct job *job, struct journal *j, struct bufs *b,
-			 uint64_t done, uint64_t pos, size_t n, bool *pending)
+			 uint64_t done, uint64_t pos, size_t n, struct flusher *f)
 {
 	size_t ns = n / LOOP_SECTOR_SIZE;
 	uint64_t sector = pos / LOOP_SECTOR_SIZE;
@@ -320,25 +321,18 @@ static int convert_chunk(struct job *job, struct journal *j, struct bufs *b,
 	if (rc)
 		return rc;
 
-	if (*pending) {
-		rc = image_sync(job);
-		if (rc)
-			return rc;
-		*pending = false;
-	}
+	rc = image_sync(job, f);
+	if (rc)
+		return rc;
 	rc = journal_commit(j, done, (uint32_t)n, b->fp);
 	if (rc) {
 		warnx("%s: cannot write the journal: %s", job->journal_path, strerror(-rc));
 		return rc;
 	}
-	rc = image_write_async(job, b->cipher, n, pos);
-	if (rc)
+	rc = image_write_async(job, b->cipher, n, pos, f);
+	if (rc || !job->verify)
 		return rc;
-	if (!job->verify) {
-		*pending = true;
-		return 0;
-	}
-	rc = image_sync(job);
+	rc = image_sync(job, f);
 	if (!rc)
 		rc = verify_chunk(job, b, n, pos, NULL);
 	return rc;
@@ -379,7 +373,7 @@ static void bufs_free(struct bufs *b)
 
 int convert_run(struct job *job, struct journal *j)
 {
-	bool pending = false;
+	struct flusher f = { .running = false };
 	struct bufs b;
 	uint64_t done;
 	int rc;
@@ -403,15 +397,16 @@ int convert_run(struct job *job, struct journal *j)
 			rc = -EINTR;
 			break;
 		}
-		rc = convert_chunk(job, j, &b, done, pos, n, &pending);
+		rc = convert_chunk(job, j, &b, done, pos, n, &f);
 		if (rc)
 			break;
 		done += n;
 		progress_update(done);
 	}
 	progress_end();
-	if (pending) {
-		int src = image_sync(job);
+	/* also on an error: no thread outlives the loop */
+	if (f.running) {
+		int src = image_sync(job, &f);
 
 		if (!rc)
 			rc = src;

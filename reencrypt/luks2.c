@@ -28,7 +28,8 @@
 
 struct luks2_target {
 	struct crypt_device *cd;
-	gcry_cipher_hd_t hd;
+	gcry_cipher_hd_t hd;	/* checks that libgcrypt runs the cipher */
+	int galg;
 	bool xts;
 	uint8_t *vk;		/* locked */
 	size_t vk_len;
@@ -192,6 +193,7 @@ struct luks2_target *luks2_open(const char *header, const char *image,
 			fail_cd(t, rc < 0 ? rc : -EINVAL, header, "cannot get the volume key");
 	}
 
+	t->galg = galg;
 	if (gcry_cipher_open(&t->hd, galg, xts ? GCRY_CIPHER_MODE_XTS : GCRY_CIPHER_MODE_CBC,
 			     GCRY_CIPHER_SECURE) ||
 	    gcry_cipher_setkey(t->hd, t->vk, len))
@@ -202,8 +204,8 @@ struct luks2_target *luks2_open(const char *header, const char *image,
 	return t;
 }
 
-static int crypt_sectors(struct luks2_target *t, uint64_t sector, void *dst,
-			 const void *src, size_t nsectors, bool enc)
+static int crypt_with(gcry_cipher_hd_t hd, uint64_t sector, void *dst,
+		      const void *src, size_t nsectors, bool enc)
 {
 	uint8_t *d = dst;
 	const uint8_t *s = src;
@@ -217,15 +219,39 @@ static int crypt_sectors(struct luks2_target *t, uint64_t sector, void *dst,
 		memset(iv, 0, sizeof(iv));
 		memcpy(iv, &le, 8);
 		/* all three ciphers have 16-byte blocks: the IV is one block */
-		if (gcry_cipher_setiv(t->hd, iv, sizeof(iv)))
+		if (gcry_cipher_setiv(hd, iv, sizeof(iv)))
 			return -EINVAL;
-		ge = enc ? gcry_cipher_encrypt(t->hd, d, 512, d == s ? NULL : s, d == s ? 0 : 512)
-			 : gcry_cipher_decrypt(t->hd, d, 512, d == s ? NULL : s, d == s ? 0 : 512);
+		ge = enc ? gcry_cipher_encrypt(hd, d, 512, d == s ? NULL : s, d == s ? 0 : 512)
+			 : gcry_cipher_decrypt(hd, d, 512, d == s ? NULL : s, d == s ? 0 : 512);
 		if (ge)
 			return -EINVAL;
 	}
 	return 0;
 }
+
+/*
+ * A cipher handle of the call's own, so that threads can share the target
+ * (convert.c splits a chunk over the CPUs); opening one costs little next
+ * to the thousands of sectors a call gets.
+ */
+static int crypt_sectors(struct luks2_target *t, uint64_t sector, void *dst,
+			 const void *src, size_t nsectors, bool enc)
+{
+	gcry_cipher_hd_t hd;
+	int rc;
+
+	if (gcry_cipher_open(&hd, t->galg, t->xts ? GCRY_CIPHER_MODE_XTS : GCRY_CIPHER_MODE_CBC,
+			     GCRY_CIPHER_SECURE))
+		return -ENOMEM;
+	if (gcry_cipher_setkey(hd, t->vk, t->vk_len)) {
+		gcry_cipher_close(hd);
+		return -EINVAL;
+	}
+	rc = crypt_with(hd, sector, dst, src, nsectors, enc);
+	gcry_cipher_close(hd);
+	return rc;
+}
+
 
 int luks2_encrypt(struct luks2_target *t, uint64_t sector, void *dst,
 		  const void *src, size_t nsectors)

@@ -77,6 +77,17 @@ struct journal;
 int convert_run(struct job *job, struct journal *j);
 extern volatile sig_atomic_t reencrypt_stop;
 
+/* flush.c: an fdatasync of the image that runs while the caller works on */
+#include <pthread.h>
+struct flusher {
+	int fd;
+	int rc;
+	bool running, threaded;
+	pthread_t tid;
+};
+void flush_start(struct flusher *f, int fd);
+int flush_wait(struct flusher *f);	/* 0 or -errno of the fdatasync */
+
 /* progress.c */
 void progress_start(enum progress_mode mode, uint64_t total, uint64_t done);
 void progress_update(uint64_t done);
