@@ -66,9 +66,10 @@ static enum session_state resume(struct job *job, struct journal *j)
 {
 	struct journal_side now;
 
-	/* a file grown for an in-image LUKS2 header: its data is what it was */
+	/* a file grown (or, cut by a crash, growing) for an in-image LUKS2
+	 * header: its data is what it was */
 	if (job_moves(job) && j->new_off == job->new_off &&
-	    job->size == j->new_off + j->data_len)
+	    job->size >= j->data_off + j->data_len && job->size <= j->new_off + j->data_len)
 		job->data_len = j->data_len;
 	if (j->new_off != job->new_off)
 		errx(EXIT_FAILURE, "%s: the journal %s moves the data to byte %llu, this "

@@ -36,6 +36,18 @@ teardown() {
 	reenc_teardown
 }
 
+# the old data 64 KiB before the header's end: it moves up by 64 KiB, one
+# chunk (1 MiB / 16), so every chunk's new place is the old place of the
+# chunk after it, and only the last-to-first order keeps the data
+OVERLAP_OFF=$((16 * MIB - 65536))
+
+# orig_overlap: $TESTDIR/orig_ov, the plaintext at $OVERLAP_OFF in util-linux aes
+orig_overlap() {
+	head -c "$OVERLAP_OFF" /dev/urandom > "$TESTDIR/orig_ov"
+	aespipe -e AES256 -H unhashed2 -O $((OVERLAP_OFF / 512)) -p 3 3<"$TESTDIR/p_old" \
+		< "$TESTDIR/plain" >> "$TESTDIR/orig_ov"
+}
+
 # to_luks2 IMG [ARGS...]: util-linux aes (fd 3) to an in-image LUKS2
 # aes-cbc-plain64 volume (fd 4); a cheap keyslot, the tests open it often
 to_luks2() {
@@ -49,17 +61,19 @@ to_luks2() {
 # data at DATA_OFFSET, and its volume key decrypts the data to the plaintext
 luks2_reads() {
 	local img=$1 want=$2 off vk
-	cryptsetup luksDump "$img" > "$TESTDIR/dump" || fail "$img: no LUKS2 header"
-	grep -q "cipher: aes-cbc-plain64" "$TESTDIR/dump" || fail "$img: cipher"
+	# every step returns on failure itself: callers use "luks2_reads || ...",
+	# where errexit does not reach in here
+	cryptsetup luksDump "$img" > "$TESTDIR/dump" || { fail "$img: no LUKS2 header"; return 1; }
+	grep -q "cipher: aes-cbc-plain64" "$TESTDIR/dump" || { fail "$img: cipher"; return 1; }
 	off=$(awk '$1 == "offset:" { print $2; exit }' "$TESTDIR/dump")
-	[ "$off" = "$want" ] || fail "$img: data offset $off, not $want"
+	[ "$off" = "$want" ] || { fail "$img: data offset $off, not $want"; return 1; }
 	vk=$(cryptsetup luksDump --dump-volume-key --batch-mode --key-file "$TESTDIR/luks-key" \
 		"$img" | sed -n '/MK dump:/,$p' | sed 's/MK dump://' | tr -d ' \t\n')
-	[ ${#vk} -eq 64 ] || fail "$img: no volume key from cryptsetup"
-	dd if="$img" bs=512 skip=$((off / 512)) status=none > "$TESTDIR/cipher"
-	openssl enc -d -aes-256-ecb -K "$vk" -nopad < "$TESTDIR/cipher" > "$TESTDIR/ecb"
+	[ ${#vk} -eq 64 ] || { fail "$img: no volume key from cryptsetup"; return 1; }
+	dd if="$img" bs=512 skip=$((off / 512)) status=none > "$TESTDIR/cipher" || return 1
+	openssl enc -d -aes-256-ecb -K "$vk" -nopad < "$TESTDIR/cipher" > "$TESTDIR/ecb" || return 1
 	perl "$BATS_TEST_DIRNAME/cbc-unchain.pl" "$TESTDIR/ecb" "$TESTDIR/cipher" |
-		cmp - "$TESTDIR/plain" || fail "$img: the data does not decrypt to the plaintext"
+		cmp - "$TESTDIR/plain" || { fail "$img: the data does not decrypt to the plaintext"; return 1; }
 }
 
 @test "aes to LUKS2 in the image: it grows by 16 MiB, cryptsetup's key reads all the moved data" {
@@ -94,6 +108,15 @@ luks2_reads() {
 	luks2_reads "$IMG" $((16 * MIB))
 }
 
+@test "data that overlaps its new place (moved up by one chunk): last chunk first keeps it" {
+	orig_overlap
+	cp "$TESTDIR/orig_ov" "$IMG"
+	run to_luks2 "$IMG" -o "$OVERLAP_OFF"
+	[ "$status" -eq 0 ]
+	[ "$(stat -c %s "$IMG")" -eq $((17 * MIB)) ]
+	luks2_reads "$IMG" $((16 * MIB))
+}
+
 # crash_loop MODE WANT: convert copies of the original, crashing at random
 # points (iofault MODE) and resuming, until WANT crashes happened; each
 # finished image must read back through cryptsetup and openssl. A resume
@@ -101,17 +124,18 @@ luks2_reads() {
 # a LUKS2 header (a PBKDF benchmark), so fewer of them test the same points.
 crash_loop() {
 	local mode=$1 want=$2 total crashes=0 images=0 rc at range
-	cp "$TESTDIR/orig" "$W"
+	[ -f "$TESTDIR/orig_ov" ] || orig_overlap
+	cp "$TESTDIR/orig_ov" "$W"
 	rm -f "$W".reencrypt*
 	rc=0
 	IOFAULT_PATHS="$W" IOFAULT_COUNT="$WORK/count" LD_PRELOAD="$IOFAULT" \
-		to_luks2 "$W" 2>>"$WORK/log" || rc=$?
+		to_luks2 "$W" -o "$OVERLAP_OFF" 2>>"$WORK/log" || rc=$?
 	[ "$rc" -eq 0 ] || { cat "$WORK/log"; return 1; }
 	luks2_reads "$W" $((16 * MIB))
 	total=$(cat "$WORK/count")
 	[ "$total" -gt 40 ]
 	while [ "$crashes" -lt "$want" ]; do
-		cp "$TESTDIR/orig" "$W"
+		cp "$TESTDIR/orig_ov" "$W"
 		rm -f "$W".reencrypt*
 		range=$total
 		while :; do
@@ -120,7 +144,7 @@ crash_loop() {
 			rc=0
 			IOFAULT_PATHS="$W" IOFAULT_MODE=$mode IOFAULT_CRASH_AT=$at \
 				IOFAULT_SEED=$RANDOM LD_PRELOAD="$IOFAULT" \
-				to_luks2 "$W" 2>>"$WORK/log" || rc=$?
+				to_luks2 "$W" -o "$OVERLAP_OFF" 2>>"$WORK/log" || rc=$?
 			if [ "$rc" -eq 137 ]; then
 				crashes=$((crashes + 1))
 				continue
@@ -135,12 +159,12 @@ crash_loop() {
 	echo "# $mode: $crashes crashes over $images conversions, $total operations a run" >&3
 }
 
-@test "LUKS2 in the image, SIGKILLs at 6 random points, each resumed: cryptsetup reads it" {
+@test "LUKS2 in the image, data overlapping its new place, SIGKILLs at 6 random points, each resumed: cryptsetup reads it" {
 	[ -f "$IOFAULT" ] || skip "iofault shim not built"
 	crash_loop kill 6
 }
 
-@test "LUKS2 in the image, power loss at 3 points and reordered power loss at 3: cryptsetup reads it" {
+@test "LUKS2 in the image, data overlapping its new place, power loss at 3 points and reordered power loss at 3: cryptsetup reads it" {
 	[ -f "$IOFAULT" ] || skip "iofault shim not built"
 	crash_loop powerloss 3
 	crash_loop torn 3
