@@ -143,7 +143,7 @@ crash_loop() {
 			range=$((total / 2))
 			rc=0
 			IOFAULT_PATHS="$W" IOFAULT_MODE=$mode IOFAULT_CRASH_AT=$at \
-				IOFAULT_SEED=$RANDOM IOFAULT_SYNC_DELAY_US=2000 LD_PRELOAD="$IOFAULT" \
+				IOFAULT_SEED=$RANDOM IOFAULT_SYNC_DELAY_US=1000 LD_PRELOAD="$IOFAULT" \
 				to_luks2 "$W" -o "$OVERLAP_OFF" 2>>"$WORK/log" || rc=$?
 			if [ "$rc" -eq 137 ]; then
 				crashes=$((crashes + 1))
