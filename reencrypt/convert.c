@@ -12,6 +12,17 @@
  * So after a crash each sector of the chunk in flight is old or new,
  * and its fingerprint says which; a sector that is neither (torn by the
  * device) stops the resume instead of being guessed at.
+ *
+ * When the data moves to a higher offset (an in-image LUKS2 header needs
+ * the room), the chunks go last to first, no longer than the shift, and
+ * each is written to its new place:
+ *
+ *   A chunk's new place holds only sectors whose old ciphertext has
+ *   already moved, durably, with the journal past them; its old place
+ *   is not written before the journal is past the chunk.
+ *
+ * So the old ciphertext of the chunk in flight is intact after any
+ * crash, and a resume simply converts the whole chunk again.
  */
 #include "config.h"
 
@@ -75,51 +86,53 @@ static int io_all(int fd, void *buf, size_t len, uint64_t off, bool write)
 	return 0;
 }
 
-static int image_read(struct job *job, void *buf, size_t len, uint64_t pos)
+/* read at byte @off of the image (data_off + pos: old data, new_off + pos: new) */
+static int image_read(struct job *job, void *buf, size_t len, uint64_t off)
 {
-	int rc = io_all(job->img_fd, buf, len, job->data_off + pos, false);
+	int rc = io_all(job->img_fd, buf, len, off, false);
 
 	if (rc)
 		warnx("%s: cannot read at byte %llu: %s", job->image,
-		      (unsigned long long)(job->data_off + pos), strerror(-rc));
+		      (unsigned long long)off, strerror(-rc));
 	return rc;
 }
 
-/* write and make durable */
+/* write the new data of [pos, pos + len) and make it durable */
 static int image_write(struct job *job, const void *buf, size_t len, uint64_t pos)
 {
-	int rc = io_all(job->img_fd, (void *)buf, len, job->data_off + pos, true);
+	int rc = io_all(job->img_fd, (void *)buf, len, job->new_off + pos, true);
 
 	if (!rc && fdatasync(job->img_fd) < 0)
 		rc = -errno;
 	if (rc)
 		warnx("%s: cannot write at byte %llu: %s", job->image,
-		      (unsigned long long)(job->data_off + pos), strerror(-rc));
+		      (unsigned long long)(job->new_off + pos), strerror(-rc));
 	return rc;
 }
 
-/* write, and start the write-back without waiting for it */
-static int image_write_async(struct job *job, const void *buf, size_t len, uint64_t pos)
+/* write the new data of [pos, pos + len), make it durable in the background */
+static int image_write_async(struct job *job, const void *buf, size_t len, uint64_t pos,
+			     struct flusher *f)
 {
-	int rc = io_all(job->img_fd, (void *)buf, len, job->data_off + pos, true);
+	int rc = io_all(job->img_fd, (void *)buf, len, job->new_off + pos, true);
 
 	if (rc) {
 		warnx("%s: cannot write at byte %llu: %s", job->image,
-		      (unsigned long long)(job->data_off + pos), strerror(-rc));
+		      (unsigned long long)(job->new_off + pos), strerror(-rc));
 		return rc;
 	}
-	/* a hint: durability comes from image_sync() alone */
-	sync_file_range(job->img_fd, (off_t)(job->data_off + pos), (off_t)len,
-			SYNC_FILE_RANGE_WRITE);
+	flush_start(f, job->img_fd);
 	return 0;
 }
 
-static int image_sync(struct job *job)
+/* wait until what was written is durable: the sync started after the write */
+static int image_sync(struct job *job, struct flusher *f)
 {
-	if (fdatasync(job->img_fd) == 0)
-		return 0;
-	warnx("%s: cannot sync: %s", job->image, strerror(errno));
-	return -errno;
+	int rc = flush_wait(f);
+
+	if (rc)
+		warnx("%s: cannot sync: %s", job->image, strerror(-rc));
+	return rc;
 }
 
 /* --verify: read the chunk back from the device, not the page cache */
@@ -129,8 +142,8 @@ static int verify_chunk(struct job *job, struct bufs *b, size_t len, uint64_t po
 	size_t i;
 	int rc;
 
-	posix_fadvise(job->img_fd, (off_t)(job->data_off + pos), (off_t)len, POSIX_FADV_DONTNEED);
-	rc = image_read(job, b->check, len, pos);
+	posix_fadvise(job->img_fd, (off_t)(job->new_off + pos), (off_t)len, POSIX_FADV_DONTNEED);
+	rc = image_read(job, b->check, len, job->new_off + pos);
 	if (rc)
 		return rc;
 	rc = new_decrypt(job, pos / LOOP_SECTOR_SIZE, b->check, b->check,
@@ -144,11 +157,33 @@ static int verify_chunk(struct job *job, struct bufs *b, size_t len, uint64_t po
 			   LOOP_SECTOR_SIZE)) {
 			warnx("%s: verification failed: sector %llu does not decrypt to "
 			      "what it held", job->image,
-			      (unsigned long long)((job->data_off + pos) / LOOP_SECTOR_SIZE + i));
+			      (unsigned long long)((job->new_off + pos) / LOOP_SECTOR_SIZE + i));
 			return -EIO;
 		}
 	}
 	return 0;
+}
+
+static int crypt_chunk(struct job *job, struct bufs *b, uint64_t sector, size_t ns);
+
+/*
+ * The data moves: the old ciphertext of the chunk in flight is intact
+ * (the invariant above), so the whole chunk is converted again.
+ */
+static int redo_moved(struct job *job, struct journal *j, struct bufs *b)
+{
+	size_t n = j->inflight;
+	uint64_t pos = job->data_len - j->done - n;
+	int rc;
+
+	rc = image_read(job, b->cipher, n, job->data_off + pos);
+	if (!rc)
+		rc = crypt_chunk(job, b, pos / LOOP_SECTOR_SIZE, n / LOOP_SECTOR_SIZE);
+	if (!rc)
+		rc = image_write(job, b->cipher, n, pos);
+	if (!rc && job->verify)
+		rc = verify_chunk(job, b, n, pos, NULL);
+	return rc;
 }
 
 /* Finish the chunk a crash interrupted, sector by sector. */
@@ -156,12 +191,15 @@ static int finish_inflight(struct job *job, struct journal *j, struct bufs *b)
 {
 	uint64_t pos = j->done;
 	size_t n = j->inflight, ns = n / LOOP_SECTOR_SIZE, i, todo = 0;
-	uint8_t *isnew = calloc(ns, 1);
+	uint8_t *isnew;
 	int rc;
 
+	if (job_moves(job))
+		return redo_moved(job, j, b);
+	isnew = calloc(ns, 1);
 	if (!isnew)
 		return -ENOMEM;
-	rc = image_read(job, b->cipher, n, pos);
+	rc = image_read(job, b->cipher, n, job->data_off + pos);
 	for (i = 0; !rc && i < ns; i++) {
 		uint8_t *s = b->cipher + i * LOOP_SECTOR_SIZE;
 		uint64_t sector = pos / LOOP_SECTOR_SIZE + i, f = sector_fingerprint(s);
@@ -217,26 +255,29 @@ static void *crypt_slice(void *arg)
 	uint64_t s = sl->sector + sl->first;
 	size_t i;
 
-	for (i = 0; i < sl->count; i++)
+	/* a moving chunk is redone whole after a crash: no fingerprints */
+	bool fp = !job_moves(sl->job);
+
+	for (i = 0; fp && i < sl->count; i++)
 		b->fp[2 * (sl->first + i)] = sector_fingerprint(c + i * LOOP_SECTOR_SIZE);
 	sl->rc = loop_xfer_decrypt(sl->job->old.xfer, s, p, c, sl->count);
 	if (!sl->rc)
 		sl->rc = new_encrypt(sl->job, s, c, p, sl->count);
-	for (i = 0; !sl->rc && i < sl->count; i++)
+	for (i = 0; fp && !sl->rc && i < sl->count; i++)
 		b->fp[2 * (sl->first + i) + 1] = sector_fingerprint(c + i * LOOP_SECTOR_SIZE);
 	return NULL;
 }
 
 /*
  * Fingerprint, decrypt, encrypt and fingerprint again the @ns sectors in
- * b->cipher, split over the CPUs: the engines are safe to share between
- * threads (the LUKS2 cipher handle is not, so it runs on one).
+ * b->cipher, split over the CPUs: the engines and the LUKS2 target are
+ * safe to share between threads.
  */
 static int crypt_chunk(struct job *job, struct bufs *b, uint64_t sector, size_t ns)
 {
 	struct slice sl[MAX_THREADS];
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t nt = job->luks2 || cpus < 2 ? 1 : (size_t)cpus, i, per;
+	size_t nt = cpus < 2 ? 1 : (size_t)cpus, i, per;
 	int rc = 0;
 
 	if (nt > MAX_THREADS)
@@ -264,41 +305,34 @@ static int crypt_chunk(struct job *job, struct bufs *b, uint64_t sector, size_t 
 
 /*
  * Convert one chunk. Its read and its crypto overlap the write-back of the
- * chunk before (*pending): that one is made durable only now, right
- * before the journal moves past it, which keeps the invariant above.
+ * chunk before (@f, an fdatasync in a thread): the journal moves past that
+ * one only after the sync returned, which keeps the invariant above.
  */
 static int convert_chunk(struct job *job, struct journal *j, struct bufs *b,
-			 uint64_t pos, size_t n, bool *pending)
+			 uint64_t done, uint64_t pos, size_t n, struct flusher *f)
 {
 	size_t ns = n / LOOP_SECTOR_SIZE;
 	uint64_t sector = pos / LOOP_SECTOR_SIZE;
 	int rc;
 
-	rc = image_read(job, b->cipher, n, pos);
+	rc = image_read(job, b->cipher, n, job->data_off + pos);
 	if (!rc)
 		rc = crypt_chunk(job, b, sector, ns);
 	if (rc)
 		return rc;
 
-	if (*pending) {
-		rc = image_sync(job);
-		if (rc)
-			return rc;
-		*pending = false;
-	}
-	rc = journal_commit(j, pos, (uint32_t)n, b->fp);
+	rc = image_sync(job, f);
+	if (rc)
+		return rc;
+	rc = journal_commit(j, done, (uint32_t)n, b->fp);
 	if (rc) {
 		warnx("%s: cannot write the journal: %s", job->journal_path, strerror(-rc));
 		return rc;
 	}
-	rc = image_write_async(job, b->cipher, n, pos);
-	if (rc)
+	rc = image_write_async(job, b->cipher, n, pos, f);
+	if (rc || !job->verify)
 		return rc;
-	if (!job->verify) {
-		*pending = true;
-		return 0;
-	}
-	rc = image_sync(job);
+	rc = image_sync(job, f);
 	if (!rc)
 		rc = verify_chunk(job, b, n, pos, NULL);
 	return rc;
@@ -339,9 +373,9 @@ static void bufs_free(struct bufs *b)
 
 int convert_run(struct job *job, struct journal *j)
 {
-	bool pending = false;
+	struct flusher f = { .running = false };
 	struct bufs b;
-	uint64_t pos;
+	uint64_t done;
 	int rc;
 
 	rc = bufs_alloc(&b, j->chunk, job->verify);
@@ -352,24 +386,27 @@ int convert_run(struct job *job, struct journal *j)
 		if (rc)
 			goto out;
 	}
-	pos = j->done + j->inflight;
-	progress_start(job->progress, job->data_len, pos);
-	while (pos < job->data_len) {
-		size_t n = job->data_len - pos < j->chunk ? job->data_len - pos : j->chunk;
+	done = j->done + j->inflight;
+	progress_start(job->progress, job->data_len, done);
+	while (done < job->data_len) {
+		size_t n = job->data_len - done < j->chunk ? job->data_len - done : j->chunk;
+		/* forwards in place; backwards when the data moves up */
+		uint64_t pos = job_moves(job) ? job->data_len - done - n : done;
 
 		if (reencrypt_stop) {
 			rc = -EINTR;
 			break;
 		}
-		rc = convert_chunk(job, j, &b, pos, n, &pending);
+		rc = convert_chunk(job, j, &b, done, pos, n, &f);
 		if (rc)
 			break;
-		pos += n;
-		progress_update(pos);
+		done += n;
+		progress_update(done);
 	}
 	progress_end();
-	if (pending) {
-		int src = image_sync(job);
+	/* also on an error: no thread outlives the loop */
+	if (f.running) {
+		int src = image_sync(job, &f);
 
 		if (!rc)
 			rc = src;

@@ -24,9 +24,12 @@
 
 #define HEADER_MAGIC "CLREENC1"
 #define SLOT_MAGIC "CLRSLOT1"
-#define JOURNAL_VERSION 1
+/* version 2 adds the new data offset (the data moves for an in-image
+ * LUKS2 header); a version 1 journal has the data stay where it is */
+#define JOURNAL_VERSION 2
 #define SIDE_BYTES 80
-#define HEADER_USED 232
+#define HEADER_USED_V1 232
+#define HEADER_USED 240
 #define SLOT_FIXED 32
 #define SHA_LEN 32
 
@@ -199,6 +202,7 @@ int journal_create(struct journal *j, const char *path)
 	memcpy(hdr + 40, j->salt, JOURNAL_SALT_LEN);
 	put_side(hdr + 72, &j->old);
 	put_side(hdr + 72 + SIDE_BYTES, &j->new);
+	put64(hdr + HEADER_USED_V1, j->new_off);
 	gcry_md_hash_buffer(GCRY_MD_SHA256, hdr + HEADER_USED, hdr, HEADER_USED);
 	rc = pwrite_all(fd, hdr, sizeof(hdr), 0);
 	if (!rc && fsync(fd) < 0)
@@ -263,6 +267,7 @@ int journal_open(struct journal *j, const char *path)
 {
 	uint8_t hdr[JOURNAL_HEADER_SIZE], sha[SHA_LEN];
 	uint64_t seq0 = 0, seq1 = 0;
+	uint32_t version, used;
 	int v0, v1, rc;
 
 	j->fd = open(path, O_RDWR | O_CLOEXEC);
@@ -272,11 +277,14 @@ int journal_open(struct journal *j, const char *path)
 	if (rc)
 		goto fail;
 	rc = -EBADMSG;
-	if (pread_all(j->fd, hdr, sizeof(hdr), 0) || memcmp(hdr, HEADER_MAGIC, 8) ||
-	    get32(hdr + 8) != JOURNAL_VERSION)
+	if (pread_all(j->fd, hdr, sizeof(hdr), 0) || memcmp(hdr, HEADER_MAGIC, 8))
 		goto fail;
-	gcry_md_hash_buffer(GCRY_MD_SHA256, sha, hdr, HEADER_USED);
-	if (memcmp(sha, hdr + HEADER_USED, SHA_LEN))
+	version = get32(hdr + 8);
+	if (version != 1 && version != JOURNAL_VERSION)
+		goto fail;
+	used = version == 1 ? HEADER_USED_V1 : HEADER_USED;
+	gcry_md_hash_buffer(GCRY_MD_SHA256, sha, hdr, used);
+	if (memcmp(sha, hdr + used, SHA_LEN))
 		goto fail;
 	j->chunk = get32(hdr + 12);
 	j->data_off = get64(hdr + 16);
@@ -285,6 +293,7 @@ int journal_open(struct journal *j, const char *path)
 	memcpy(j->salt, hdr + 40, JOURNAL_SALT_LEN);
 	get_side(hdr + 72, &j->old);
 	get_side(hdr + 72 + SIDE_BYTES, &j->new);
+	j->new_off = version == 1 ? j->data_off : get64(hdr + HEADER_USED_V1);
 	if (!j->chunk || j->chunk % LOOP_SECTOR_SIZE || j->chunk > (64u << 20))
 		goto fail;
 	rc = alloc_buffers(j);

@@ -35,14 +35,19 @@ struct journal {
 	/* header */
 	uint64_t data_off;
 	uint64_t data_len;
+	uint64_t new_off;	/* where the new data goes; data_off: in place */
 	uint32_t chunk;
 	uint32_t kdf_iter;
 	uint8_t salt[JOURNAL_SALT_LEN];
 	struct journal_side old, new;
 	/* current slot */
 	uint64_t seq;
-	uint64_t done;		/* bytes from data_off that hold new data */
-	uint32_t inflight;	/* bytes after done being written, 0: none */
+	/*
+	 * bytes that hold new data: from the start of the data, or from its
+	 * end when the data moves to a higher offset (new_off > data_off)
+	 */
+	uint64_t done;
+	uint32_t inflight;	/* bytes next to those being written, 0: none */
 	uint64_t *fp;		/* 2 per sector of the chunk: old, new */
 	/* slot buffer */
 	uint8_t *slot;

@@ -25,11 +25,11 @@
 #include "luks2.h"
 
 #define VK_MAX 64
-#define LUKS2_HEADER_BYTES (16 << 20)
 
 struct luks2_target {
 	struct crypt_device *cd;
-	gcry_cipher_hd_t hd;
+	gcry_cipher_hd_t hd;	/* checks that libgcrypt runs the cipher */
+	int galg;
 	bool xts;
 	uint8_t *vk;		/* locked */
 	size_t vk_len;
@@ -84,8 +84,32 @@ static int sync_file(const char *path)
 	return rc;
 }
 
+/* libcryptsetup's errors reach the user; its notes (a data device too
+ * small to activate while it still has to grow) do not */
+static void log_errors(int level, const char *msg, void *usrptr)
+{
+	(void)usrptr;
+	if (level == CRYPT_LOG_ERROR)
+		fprintf(stderr, "%s: %s", program_invocation_short_name, msg);
+}
+
+/* --iter-time: what the keyslot's PBKDF costs, as cryptsetup's option */
+static int set_iter_time(struct crypt_device *cd, uint32_t iter_ms)
+{
+	struct crypt_pbkdf_type pbkdf;
+	const struct crypt_pbkdf_type *def = crypt_get_pbkdf_default(CRYPT_LUKS2);
+
+	if (!iter_ms)
+		return 0;
+	if (!def)
+		return -EINVAL;
+	pbkdf = *def;
+	pbkdf.time_ms = iter_ms;
+	return crypt_set_pbkdf_type(cd, &pbkdf);
+}
+
 struct luks2_target *luks2_open(const char *header, const char *image,
-				const char *cipher, uint64_t data_off,
+				const char *cipher, uint64_t data_off, uint32_t iter_ms,
 				const struct loop_pass *pass, bool resuming,
 				struct loop_key **key, char *name, size_t namesz)
 {
@@ -97,6 +121,7 @@ struct luks2_target *luks2_open(const char *header, const char *image,
 	int galg, rc, fd;
 	bool xts;
 
+	crypt_set_log_callback(NULL, log_errors, NULL);
 	if (!cipher)
 		cipher = "aes-xts-plain64";
 	if (parse_cipher(cipher, alg, sizeof(alg), mode, sizeof(mode), &galg, &xts, &len))
@@ -133,6 +158,8 @@ struct luks2_target *luks2_open(const char *header, const char *image,
 			rc = crypt_set_data_offset(t->cd, data_off / 512);
 		params.data_device = image;
 		if (!rc)
+			rc = set_iter_time(t->cd, iter_ms);
+		if (!rc)
 			rc = crypt_format(t->cd, CRYPT_LUKS2, alg, mode, NULL, (const char *)t->vk,
 					  len, &params);
 		if (!rc)
@@ -166,6 +193,7 @@ struct luks2_target *luks2_open(const char *header, const char *image,
 			fail_cd(t, rc < 0 ? rc : -EINVAL, header, "cannot get the volume key");
 	}
 
+	t->galg = galg;
 	if (gcry_cipher_open(&t->hd, galg, xts ? GCRY_CIPHER_MODE_XTS : GCRY_CIPHER_MODE_CBC,
 			     GCRY_CIPHER_SECURE) ||
 	    gcry_cipher_setkey(t->hd, t->vk, len))
@@ -176,8 +204,8 @@ struct luks2_target *luks2_open(const char *header, const char *image,
 	return t;
 }
 
-static int crypt_sectors(struct luks2_target *t, uint64_t sector, void *dst,
-			 const void *src, size_t nsectors, bool enc)
+static int crypt_with(gcry_cipher_hd_t hd, uint64_t sector, void *dst,
+		      const void *src, size_t nsectors, bool enc)
 {
 	uint8_t *d = dst;
 	const uint8_t *s = src;
@@ -191,15 +219,39 @@ static int crypt_sectors(struct luks2_target *t, uint64_t sector, void *dst,
 		memset(iv, 0, sizeof(iv));
 		memcpy(iv, &le, 8);
 		/* all three ciphers have 16-byte blocks: the IV is one block */
-		if (gcry_cipher_setiv(t->hd, iv, sizeof(iv)))
+		if (gcry_cipher_setiv(hd, iv, sizeof(iv)))
 			return -EINVAL;
-		ge = enc ? gcry_cipher_encrypt(t->hd, d, 512, d == s ? NULL : s, d == s ? 0 : 512)
-			 : gcry_cipher_decrypt(t->hd, d, 512, d == s ? NULL : s, d == s ? 0 : 512);
+		ge = enc ? gcry_cipher_encrypt(hd, d, 512, d == s ? NULL : s, d == s ? 0 : 512)
+			 : gcry_cipher_decrypt(hd, d, 512, d == s ? NULL : s, d == s ? 0 : 512);
 		if (ge)
 			return -EINVAL;
 	}
 	return 0;
 }
+
+/*
+ * A cipher handle of the call's own, so that threads can share the target
+ * (convert.c splits a chunk over the CPUs); opening one costs little next
+ * to the thousands of sectors a call gets.
+ */
+static int crypt_sectors(struct luks2_target *t, uint64_t sector, void *dst,
+			 const void *src, size_t nsectors, bool enc)
+{
+	gcry_cipher_hd_t hd;
+	int rc;
+
+	if (gcry_cipher_open(&hd, t->galg, t->xts ? GCRY_CIPHER_MODE_XTS : GCRY_CIPHER_MODE_CBC,
+			     GCRY_CIPHER_SECURE))
+		return -ENOMEM;
+	if (gcry_cipher_setkey(hd, t->vk, t->vk_len)) {
+		gcry_cipher_close(hd);
+		return -EINVAL;
+	}
+	rc = crypt_with(hd, sector, dst, src, nsectors, enc);
+	gcry_cipher_close(hd);
+	return rc;
+}
+
 
 int luks2_encrypt(struct luks2_target *t, uint64_t sector, void *dst,
 		  const void *src, size_t nsectors)

@@ -14,16 +14,21 @@
 #include "libloop.h"
 
 struct luks2_target;
+struct job;
+
+/* what libcryptsetup's default LUKS2 header and keyslot areas take */
+#define LUKS2_HEADER_BYTES (16u << 20)
 
 /*
  * Create the header (fresh start) or unlock it (@resuming), and set up
  * the data cipher. @cipher: "aes-xts-plain64" style, NULL for that
  * default. @data_off: where the data starts in the image, in bytes.
+ * @iter_ms: the keyslot's PBKDF time (0: libcryptsetup's default).
  * The volume key is returned in @key (for the journal's key check).
  * Dies with a message on failure.
  */
 struct luks2_target *luks2_open(const char *header, const char *image,
-				const char *cipher, uint64_t data_off,
+				const char *cipher, uint64_t data_off, uint32_t iter_ms,
 				const struct loop_pass *pass, bool resuming,
 				struct loop_key **key, char *name, size_t namesz);
 
@@ -34,5 +39,22 @@ int luks2_decrypt(struct luks2_target *t, uint64_t sector, void *dst,
 		  const void *src, size_t nsectors);
 
 void luks2_close(struct luks2_target *t);
+
+/* luks2-inplace.c, --luks2 without --header */
+
+/* where the data goes: after the header, or where it is when there is room */
+uint64_t luks2_inplace_offset(uint64_t old_off);
+
+/* whether the image starts with a LUKS header already */
+bool luks2_has_magic(int fd);
+
+/* grow the file to hold the moved data, allocated and durable; on failure
+ * it keeps its size. 0, -ENOSPC or -errno. */
+int luks2_inplace_grow(struct job *job);
+
+/* copy the header made aside into the image, check that libcryptsetup
+ * reads it there, then remove the copy aside. 0 (also when there is no
+ * copy aside any more) or -errno. */
+int luks2_inplace_finish(struct job *job);
 
 #endif

@@ -39,6 +39,7 @@ enum {
 	OPT_LUKS2,
 	OPT_HEADER,
 	OPT_CIPHER,
+	OPT_ITER_TIME,
 };
 
 /* exit status when interrupted by a signal: run again to resume */
@@ -54,8 +55,9 @@ static const struct opt_desc own_opts[] = {
 	{ "new",      no_argument,       OPT_NEW, NULL, "the key options after this describe the new format", SEC_COMMANDS },
 	{ "generate", no_argument,       OPT_GENERATE, NULL, "with --new -K <file>: create a new gpg key file of 65 random keys", SEC_COMMANDS },
 	{ "luks2",    no_argument,       OPT_LUKS2, NULL, "after --new: make the image the data of a LUKS2 volume", SEC_COMMANDS },
-	{ "header",   required_argument, OPT_HEADER, "<file>", "with --luks2: write the LUKS2 header to <file>", SEC_COMMANDS },
+	{ "header",   required_argument, OPT_HEADER, "<file>", "with --luks2: the LUKS2 header goes to <file>, not into the image", SEC_COMMANDS },
 	{ "cipher",   required_argument, OPT_CIPHER, "<spec>", "with --luks2: the cipher (default aes-xts-plain64)", SEC_COMMANDS },
+	{ "iter-time", required_argument, OPT_ITER_TIME, "<ms>", "with --luks2: milliseconds of PBKDF for the passphrase", SEC_COMMANDS },
 	{ "journal",  required_argument, OPT_JOURNAL, "<file>", "progress journal (default <image>.reencrypt)", SEC_COMMANDS },
 	{ "progress", required_argument, OPT_PROGRESS, "<when>", "auto (on a terminal), always or never", SEC_COMMANDS },
 	{ "verify",   no_argument,       OPT_VERIFY, NULL, "read back and compare every chunk as it goes", SEC_COMMANDS },
@@ -73,6 +75,7 @@ struct cmdline {
 	bool luks2;
 	const char *header;
 	const char *cipher;
+	uint32_t iter_ms;
 };
 
 static const struct opt_desc *key_row(int code)
@@ -117,7 +120,7 @@ static void __attribute__((noreturn)) usage(void)
 
 	printf("\nUsage:\n"
 	       " %1$s [old key options] <image> --new [new key options]\n"
-	       " %1$s [old key options] <image> --new --luks2 --header <file> [--cipher <spec>]\n"
+	       " %1$s [old key options] <image> --new --luks2 [--header <file>] [--cipher <spec>]\n"
 	       "\nRe-encrypt an encrypted loop image in place, with a new key or in a new\n"
 	       "format. Safe against crashes: run the same command again to resume.\n"
 	       "\nOptions:\n", program_invocation_short_name);
@@ -174,6 +177,19 @@ static uint64_t size_or_die(const char *arg, const char *what)
 	err(EXIT_FAILURE, "%s: '%s'", what, arg);
 }
 
+static uint32_t iter_time_or_die(const char *arg)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || !v || v > 3600000)
+		errx(EXIT_FAILURE, "--iter-time: '%s' is not a number of milliseconds "
+		     "(1 to 3600000)", arg);
+	return (uint32_t)v;
+}
+
 /* One half of the command line: before --new (@s old) or after it. */
 static void parse_half(int argc, char **argv, struct cmdline *cl, struct side *s,
 		       bool is_new)
@@ -206,14 +222,17 @@ static void parse_half(int argc, char **argv, struct cmdline *cl, struct side *s
 		case OPT_LUKS2:
 		case OPT_HEADER:
 		case OPT_CIPHER:
+		case OPT_ITER_TIME:
 			if (!is_new)
 				errx(EXIT_FAILURE, "--%s belongs after --new", opt_name(c));
 			if (c == OPT_LUKS2)
 				cl->luks2 = true;
 			else if (c == OPT_HEADER)
 				cl->header = optarg;
-			else
+			else if (c == OPT_CIPHER)
 				cl->cipher = optarg;
+			else
+				cl->iter_ms = iter_time_or_die(optarg);
 			break;
 		case OPT_JOURNAL:
 			cl->journal = optarg;
@@ -288,6 +307,30 @@ static void gcrypt_init(void)
 	gcry_control(GCRYCTL_INITIALIZATION_FINISHED, 0);
 }
 
+/*
+ * --luks2 without --header: the data moves up behind the header, in
+ * chunks no longer than the move so that none overwrites its own old data.
+ */
+static void luks2_inplace_setup(struct job *job)
+{
+	uint64_t shift;
+
+	job->new_off = luks2_inplace_offset(job->data_off);
+	shift = job->new_off - job->data_off;
+	if (shift && job->chunk > shift)
+		job->chunk = (uint32_t)shift;
+	if (asprintf(&job->side_header, "%s.luks2-header", job->journal_path) < 0)
+		err(EXIT_FAILURE, "cannot allocate memory");
+	if (session_exists(job))
+		return;
+	if (luks2_has_magic(job->img_fd))
+		errx(EXIT_FAILURE, "%s: a LUKS volume already; nothing was written", job->image);
+	/* left by a run stopped before its journal existed, which never
+	 * wrote to the image: made again */
+	if (unlink(job->side_header) < 0 && errno != ENOENT)
+		err(EXIT_FAILURE, "%s: cannot remove", job->side_header);
+}
+
 static void open_image(struct cmdline *cl)
 {
 	struct job *job = &cl->job;
@@ -299,6 +342,9 @@ static void open_image(struct cmdline *cl)
 	if (stat(job->image, &st) < 0)
 		err(EXIT_FAILURE, "%s", job->image);
 	job->is_blockdev = S_ISBLK(st.st_mode);
+	if (job->is_blockdev && cl->luks2 && !cl->header)
+		errx(EXIT_FAILURE, "%s: a block device cannot grow to make room for the "
+		     "LUKS2 header; give --header <file> (nothing was written)", job->image);
 	if (!job->is_blockdev && !S_ISREG(st.st_mode))
 		errx(EXIT_FAILURE, "%s: not a regular file or a block device", job->image);
 	/* O_EXCL on a block device: the kernel refuses it while mounted or held */
@@ -341,6 +387,8 @@ static void open_image(struct cmdline *cl)
 		err(EXIT_FAILURE, "%s: cannot get its size", job->image);
 	}
 	job->chunk = chunk_size_for(job->data_len);
+	job->size = total;
+	job->new_off = job->data_off;
 
 	if (cl->journal) {
 		job->journal_path = strdup(cl->journal);
@@ -352,6 +400,8 @@ static void open_image(struct cmdline *cl)
 	}
 	if (!job->journal_path)
 		err(EXIT_FAILURE, "cannot allocate memory");
+	if (cl->luks2 && !cl->header)
+		luks2_inplace_setup(job);
 }
 
 /* --new -K FILE --generate: make the key file (unless resuming with it) */
@@ -401,6 +451,7 @@ static void luks2_keys(struct cmdline *cl)
 	struct side *s = &job->new;
 	struct loop_pass *pass = NULL;
 	bool resuming = session_exists(job);
+	const char *header;
 	int rc;
 
 	if (s->k.encryption || s->k.gpgkey || s->k.cleartext || s->k.phash || s->k.seed)
@@ -416,7 +467,12 @@ static void luks2_keys(struct cmdline *cl)
 		errno = -rc;
 		err(EXIT_FAILURE, "cannot read the LUKS2 passphrase");
 	}
-	job->luks2 = luks2_open(cl->header, job->image, cl->cipher, job->data_off, pass,
+	/* in the image: made aside; once copied in, the image holds it */
+	header = cl->header;
+	if (!header)
+		header = resuming && access(job->side_header, F_OK) ? job->image :
+			 job->side_header;
+	job->luks2 = luks2_open(header, job->image, cl->cipher, job->new_off, cl->iter_ms, pass,
 				resuming, &s->key, s->spec.name, sizeof(s->spec.name));
 	loop_pass_free(pass);
 	s->iv_offset = 0;
@@ -465,16 +521,49 @@ static void make_keys(struct cmdline *cl)
 
 static void check_luks2_options(struct cmdline *cl)
 {
-	if (!cl->luks2 && (cl->header || cl->cipher))
-		errx(EXIT_FAILURE, "--header and --cipher go with --luks2");
+	if (!cl->luks2 && (cl->header || cl->cipher || cl->iter_ms))
+		errx(EXIT_FAILURE, "--header, --cipher and --iter-time go with --luks2");
 	if (cl->luks2 && cl->generate)
 		errx(EXIT_FAILURE, "--generate makes loop-AES key files, not LUKS2 keys");
-	if (cl->luks2 && !cl->header)
-		errx(EXIT_FAILURE, "--luks2 needs --header <file>: this version does not move "
-		     "the data to make room for the header inside the image");
 	if (cl->luks2 && cl->job.old.has_sizelimit)
 		errx(EXIT_FAILURE, "--luks2: the data runs to the end of the image, so "
 		     "--sizelimit cannot be used");
+}
+
+/* --luks2 without --header: room for the moved data, before the first write */
+static void grow_or_die(struct job *job, struct journal *j)
+{
+	int rc = luks2_inplace_grow(job);
+
+	if (!rc)
+		return;
+	if (!j->done && !j->inflight) {
+		/* nothing was written: leave no journal that would hold the
+		 * next run to this attempt */
+		journal_close(j);
+		unlink(job->journal_path);
+		unlink(job->side_header);
+	}
+	errno = -rc;
+	if (rc == -ENOSPC)
+		errx(EXIT_FAILURE, "%s: no space to grow by %llu bytes for the LUKS2 header; "
+		     "nothing was written", job->image,
+		     (unsigned long long)(job->new_off - job->data_off));
+	err(EXIT_FAILURE, "%s: cannot grow for the LUKS2 header", job->image);
+}
+
+static void finish_or_die(struct job *job)
+{
+	int rc;
+
+	if (!job->side_header)
+		return;
+	rc = luks2_inplace_finish(job);
+	if (rc) {
+		errno = -rc;
+		err(EXIT_FAILURE, "%s: cannot put the LUKS2 header in place; run the same "
+		    "command again", job->image);
+	}
 }
 
 static void on_signal(int sig)
@@ -501,6 +590,8 @@ int main(int argc, char **argv)
 
 	switch (session_open(&cl.job, &j)) {
 	case SESSION_COMPLETE:
+		/* a crash after the journal said done: the header goes in now */
+		finish_or_die(&cl.job);
 		fprintf(stderr, "%s: already re-encrypted; the journal %s records it "
 			"(remove it before another conversion)\n", cl.job.image,
 			cl.job.journal_path);
@@ -513,6 +604,8 @@ int main(int argc, char **argv)
 	case SESSION_STARTED:
 		break;
 	}
+	if (cl.job.side_header)
+		grow_or_die(&cl.job, &j);
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -534,10 +627,12 @@ int main(int argc, char **argv)
 	}
 	if (rc)
 		return EXIT_FAILURE;
+	finish_or_die(&cl.job);
 	if (isatty(STDERR_FILENO) && cl.job.progress != PROGRESS_NEVER)
 		fprintf(stderr, "%s: done; the journal %s now records that (remove it)\n",
 			cl.job.image, cl.job.journal_path);
 	close(cl.job.img_fd);
 	free(cl.job.journal_path);
+	free(cl.job.side_header);
 	return EXIT_SUCCESS;
 }

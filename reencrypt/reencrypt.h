@@ -35,13 +35,27 @@ struct job {
 	bool is_blockdev;
 	uint64_t data_off;	/* where the encrypted data starts, bytes */
 	uint64_t data_len;	/* how much of it is re-encrypted, bytes */
+	/*
+	 * where the new data goes: data_off, or further on when an in-image
+	 * LUKS2 header needs the room (the data then moves, last chunk first)
+	 */
+	uint64_t new_off;
+	uint64_t size;		/* of the image when it was opened, bytes */
 	uint32_t chunk;		/* bytes per journal step */
 	enum progress_mode progress;
 	bool verify;
 	struct side old, new;
 	/* --luks2: the new side is a LUKS2 data area, not a loop format */
 	struct luks2_target *luks2;
+	/* --luks2 without --header: the header made aside, copied in last */
+	char *side_header;
 };
+
+/* whether the data moves (to make room for an in-image LUKS2 header) */
+static inline bool job_moves(const struct job *job)
+{
+	return job->new_off != job->data_off;
+}
 
 /* the new side's cipher, whichever kind it is */
 int new_encrypt(struct job *job, uint64_t sector, void *dst, const void *src, size_t n);
@@ -62,6 +76,17 @@ int genkey_write(const char *path, const char *gpghome,
 struct journal;
 int convert_run(struct job *job, struct journal *j);
 extern volatile sig_atomic_t reencrypt_stop;
+
+/* flush.c: an fdatasync of the image that runs while the caller works on */
+#include <pthread.h>
+struct flusher {
+	int fd;
+	int rc;
+	bool running, threaded;
+	pthread_t tid;
+};
+void flush_start(struct flusher *f, int fd);
+int flush_wait(struct flusher *f);	/* 0 or -errno of the fdatasync */
 
 /* progress.c */
 void progress_start(enum progress_mode mode, uint64_t total, uint64_t done);

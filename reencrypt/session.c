@@ -66,6 +66,15 @@ static enum session_state resume(struct job *job, struct journal *j)
 {
 	struct journal_side now;
 
+	/* a file grown (or, cut by a crash, growing) for an in-image LUKS2
+	 * header: its data is what it was */
+	if (job_moves(job) && j->new_off == job->new_off &&
+	    job->size >= j->data_off + j->data_len && job->size <= j->new_off + j->data_len)
+		job->data_len = j->data_len;
+	if (j->new_off != job->new_off)
+		errx(EXIT_FAILURE, "%s: the journal %s moves the data to byte %llu, this "
+		     "command to %llu; give the same options", job->image, job->journal_path,
+		     (unsigned long long)j->new_off, (unsigned long long)job->new_off);
 	if (j->data_off != job->data_off || j->data_len != job->data_len)
 		errx(EXIT_FAILURE, "%s: the journal %s is for bytes %llu..%llu, not "
 		     "%llu..%llu of this image", job->image, job->journal_path,
@@ -93,6 +102,7 @@ static enum session_state start(struct job *job, struct journal *j)
 	j->fd = -1;
 	j->data_off = job->data_off;
 	j->data_len = job->data_len;
+	j->new_off = job->new_off;
 	j->chunk = job->chunk;
 	j->kdf_iter = KEY_CHECK_ROUNDS;
 	if (getrandom(j->salt, sizeof(j->salt), 0) != (ssize_t)sizeof(j->salt))

@@ -30,8 +30,9 @@ teardown() {
 run_faulty() {
 	local mode=$1 at=$2 seed=$3 rc=0
 	shift 3
+	# syncs as slow as a disk's: the image's runs in a thread of its own
 	IOFAULT_PATHS="$W" IOFAULT_MODE=$mode IOFAULT_CRASH_AT=$at IOFAULT_SEED=$seed \
-		IOFAULT_COUNT="$WORK/count" LD_PRELOAD="$IOFAULT" \
+		IOFAULT_COUNT="$WORK/count" IOFAULT_SYNC_DELAY_US=1000 LD_PRELOAD="$IOFAULT" \
 		"$REENC" --progress=never "$@" 2>>"$WORK/log" \
 		3<"${FD3:-/dev/null}" 4<"${FD4:-/dev/null}" || rc=$?
 	echo "$rc"

@@ -9,16 +9,17 @@ failed=0
 n=0
 modprobe dm_crypt 2>/dev/null || true
 modprobe loop 2>/dev/null || true
-echo "1..2"
+echo "1..3"
 check() {
-	local img=$1 hdr=$2 key=$3 what=$4 name=clreenc$RANDOM hdev idev
+	local img=$1 hdr=$2 key=$3 what=$4 name=clreenc$RANDOM hdev= idev
 	n=$((n + 1))
-	hdev=$(losetup -f --show -r "$dir/$hdr")
+	# "-": the header is in the image
+	[ "$hdr" = - ] || hdev=$(losetup -f --show -r "$dir/$hdr")
 	idev=$(losetup -f --show "$dir/$img")
-	if ! cryptsetup open --header "$hdev" $key "$idev" "$name"; then
+	if ! cryptsetup open ${hdev:+--header "$hdev"} $key "$idev" "$name"; then
 		echo "not ok $n $what: cryptsetup open failed"
 		failed=1
-		losetup -d "$hdev" "$idev"
+		losetup -d $hdev "$idev"
 		return
 	fi
 	if cmp "/dev/mapper/$name" "$dir/plain"; then
@@ -28,9 +29,11 @@ check() {
 		failed=1
 	fi
 	cryptsetup close "$name"
-	losetup -d "$hdev" "$idev"
+	losetup -d $hdev "$idev"
 }
 check img1 hdr1 "--key-file $dir/key" "aes to LUKS2 aes-xts-plain64: cryptsetup open --header reads the plaintext"
 check img2 hdr2 "--volume-key-file $dir/vk2" \
 	"AES256 at 1 MiB to LUKS2 aes-cbc-plain64 (data offset 1 MiB): cryptsetup open --volume-key-file reads it"
+check img3 - "--key-file $dir/key" \
+	"aes to LUKS2 in the image (no --header, data moved 16 MiB up): cryptsetup open reads it"
 exit $failed

@@ -18,6 +18,10 @@
  *               (IOFAULT_SEED): a power cut on a device that reorders.
  *   corrupt     no crash: operation IOFAULT_CRASH_AT, if it is a write,
  *               writes its data with one bit flipped (a device that lies).
+ *
+ * IOFAULT_SYNC_DELAY_US makes each fsync/fdatasync wait that long before
+ * it counts and runs, as a slow disk does: a thread that does not wait for
+ * another's sync before it writes on then gets caught by the crash.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -55,6 +59,7 @@ static unsigned long ops, crash_at;
 static int mode;			/* 0 kill, 1 powerloss, 2 torn, 3 corrupt */
 static int inited;
 static unsigned long long rng;
+static unsigned long sync_delay_us;
 
 static ssize_t (*real_pwrite)(int, const void *, size_t, off_t);
 static ssize_t (*real_write)(int, const void *, size_t);
@@ -83,6 +88,8 @@ static void init(void)
 	s = getenv("IOFAULT_MODE");
 	mode = !s || !strcmp(s, "kill") ? 0 : !strcmp(s, "powerloss") ? 1 :
 	       !strcmp(s, "torn") ? 2 : 3;
+	s = getenv("IOFAULT_SYNC_DELAY_US");
+	sync_delay_us = s ? strtoul(s, NULL, 10) : 0;
 	s = getenv("IOFAULT_SEED");
 	rng = s ? strtoull(s, NULL, 10) * 2654435761u + 1 : 1;
 }
@@ -252,6 +259,8 @@ int fsync(int fd)
 	int rc;
 
 	init();
+	if (is_watched(fd) && sync_delay_us)
+		usleep(sync_delay_us);
 	if (is_watched(fd))
 		count_op();
 	rc = real_fsync(fd);
@@ -265,6 +274,8 @@ int fdatasync(int fd)
 	int rc;
 
 	init();
+	if (is_watched(fd) && sync_delay_us)
+		usleep(sync_delay_us);
 	if (is_watched(fd))
 		count_op();
 	rc = real_fdatasync(fd);

@@ -75,12 +75,12 @@ check_sector() {
 }
 
 @test "--luks2 option errors" {
-	run "$REENC" -e aes "$IMG" --new --luks2
-	[ "$status" -eq 1 ]
-	[[ "$output" == *"--luks2 needs --header <file>"* ]]
 	run "$REENC" -e aes "$IMG" --new -e AES128 --header "$TESTDIR/h"
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"--header and --cipher go with --luks2"* ]]
+	[[ "$output" == *"--header, --cipher and --iter-time go with --luks2"* ]]
+	run "$REENC" -e aes "$IMG" --new --luks2 --iter-time 0
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"--iter-time: '0' is not a number of milliseconds"* ]]
 	run "$REENC" -e aes --luks2 "$IMG" --new
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"--luks2 belongs after --new"* ]]

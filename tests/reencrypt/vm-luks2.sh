@@ -25,6 +25,13 @@ aespipe -e AES256 -O 2048 -p 3 3<"$dir/p_old" < "$dir/plain" >> "$dir/img2"
 "$reenc" --progress=never -e AES256 -o 1M -p 3 "$dir/img2" --new --luks2 \
 	--header "$dir/hdr2" --cipher aes-cbc-plain64 -p 4 3<"$dir/p_old" 4<"$dir/p_new"
 
+# 3: util-linux aes to LUKS2 in the image itself (no --header): the file
+# grows by 16 MiB and the data moves behind the header; a cheap keyslot
+# so that the guest's cryptsetup opens it with the passphrase under TCG
+aespipe -e AES256 -H unhashed2 -p 3 3<"$dir/p_old" < "$dir/plain" > "$dir/img3"
+"$reenc" --progress=never -e aes -p 3 "$dir/img3" --new --luks2 --iter-time 10 \
+	-p 4 3<"$dir/p_old" 4<"$dir/p_new"
+
 # the second image is opened with its volume key, which cryptsetup itself
 # gets out of the header here: one argon2 run under TCG is slow enough
 vk=$(cryptsetup luksDump --dump-volume-key --batch-mode --key-file "$dir/key" \

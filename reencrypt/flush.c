@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Make a chunk durable while the next one is read and encrypted: the
+ * fdatasync(2) of the image runs in a thread of its own. The caller waits
+ * for it before the journal may say the chunk is done, and writes nothing
+ * to the image while it runs, so "durable" means what fdatasync says.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <unistd.h>
+
+#include "reencrypt.h"
+
+static void *flush_thread(void *arg)
+{
+	struct flusher *f = arg;
+
+	f->rc = fdatasync(f->fd) < 0 ? -errno : 0;
+	return NULL;
+}
+
+void flush_start(struct flusher *f, int fd)
+{
+	f->fd = fd;
+	f->rc = 0;
+	f->running = true;
+	f->threaded = pthread_create(&f->tid, NULL, flush_thread, f) == 0;
+	/* no thread: the same sync, only without the overlap */
+	if (!f->threaded)
+		flush_thread(f);
+}
+
+int flush_wait(struct flusher *f)
+{
+	if (!f->running)
+		return 0;
+	if (f->threaded)
+		pthread_join(f->tid, NULL);
+	f->running = false;
+	return f->rc;
+}
