@@ -139,7 +139,7 @@ int create_encrypted(struct loopdev *ld, const struct create_opts *c,
 			     "passphrase, key file, seed or iteration count");
 		key = crypt_derive(k, &spec, NULL);
 	} else {
-		pass = crypt_read_secret(k, &spec, "Password: ", false);
+		pass = crypt_read_secret_for(k, &spec, "Password: ", false, c->file);
 		key = crypt_derive(k, &spec, pass);
 		loop_pass_free(pass);
 	}
