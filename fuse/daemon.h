@@ -24,6 +24,7 @@
 
 struct clf {
 	int img_fd;
+	const char *image;		/* its path, for the log */
 	uint64_t offset;		/* where the device's data starts in the image */
 	uint64_t size;			/* bytes exposed, a multiple of 512 */
 	bool read_only;
@@ -46,6 +47,10 @@ extern const struct fuse_lowlevel_ops clf_ops;
 int clf_io(struct clf *c, bool write, char *buf, uint64_t pos, size_t len);
 int clf_helper_start(struct clf *c);
 void clf_helper_stop(struct clf *c);
+
+/* swap-guard.c: true (and logged) when this write would put a swap
+ * signature on the device: swap over the daemon can deadlock. */
+bool clf_refuse_swap_write(const char *image, const char *data, uint64_t pos, size_t size);
 
 /* signals.c: ignore shutdown's signals; our own exit request; the pid
  * in /run/sendsigs.omit.d */
