@@ -200,6 +200,9 @@ static int write_service(const char *dir, const char *name, const struct swap_li
 		if (!dev_unit)
 			goto fail_close;
 		fprintf(f, "BindsTo=%s\nAfter=%s\n", dev_unit, dev_unit);
+		/* before the mounts: mount.cryptoloop takes the first free
+		 * /dev/cryptoloopN, and must not take this line's */
+		fprintf(f, "Before=local-fs-pre.target\n");
 	} else {
 		/* a quoted word: the path may hold spaces */
 		fputs("RequiresMountsFor=", f);

@@ -19,6 +19,8 @@ SVC0=cryptoloop-setup-cryptoloop0.service
 	grep -qx "BindsTo=dev-sdb2.device" "$u"
 	grep -qx "After=dev-sdb2.device" "$u"
 	grep -qx "Before=dev-cryptoloop0.swap" "$u"
+	# before the mounts, which take the first free /dev/cryptoloopN
+	grep -qx "Before=local-fs-pre.target" "$u"
 	grep -qx "DefaultDependencies=no" "$u"
 	grep -qx "Wants=modprobe@cryptoloop.service" "$u"
 	# the swap unit systemd-fstab-generator makes requires it

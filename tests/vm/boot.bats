@@ -15,7 +15,11 @@
 bats_require_minimum_version 1.5.0
 
 : "${top_builddir:?}"
-L="$top_builddir/losetup/losetup"
+# the binary behind libtool's wrapper: each call of the wrapper costs
+# seconds under TCG
+export LD_LIBRARY_PATH="$top_builddir/libloop/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+L="$top_builddir/losetup/.libs/losetup"
+[ -x "$L" ] || L="$top_builddir/losetup/losetup"
 AGENT="$top_builddir/tests/agent/test-agent"
 GEN="$top_builddir/generator/cryptoloop-generator"
 FSTAB_GEN=/lib/systemd/system-generators/systemd-fstab-generator
@@ -38,8 +42,9 @@ setup_file() {
 	exec_prefix=${exec_prefix//'${prefix}'/$prefix}
 	sbin=${sbin//'${exec_prefix}'/$exec_prefix}
 	mkdir -p "$sbin"
-	# (the build's losetup is a libtool wrapper, which cannot be copied)
-	printf '#!/bin/sh\nexec %q "$@"\n' "$L" > "$sbin/losetup"
+	# (a libtool wrapper cannot be copied; neither needs its library path)
+	printf '#!/bin/sh\nLD_LIBRARY_PATH=%q exec %q "$@"\n' "$LD_LIBRARY_PATH" "$L" \
+		> "$sbin/losetup"
 	chmod 0755 "$sbin/losetup"
 	install -m 0755 "$top_builddir/mount/mount.cryptoloop" /sbin/mount.cryptoloop
 	install -m 0755 "$top_builddir/mount/umount.cryptoloop" /sbin/umount.cryptoloop
@@ -53,6 +58,10 @@ setup_file() {
 	(cd "$S/mnt" && sha256sum data.bin) > "$S/sums"
 	umount "$S/mnt"
 	"$L" -d "$dev"
+	# the swap line's source: a block device, as a partition would be
+	truncate -s 32M "$S/swapsrc.img"
+	BOOT_SWAP_DISK=$(losetup -f --show "$S/swapsrc.img")
+	echo "$BOOT_SWAP_DISK" > "$S/swapdisk"
 	cat > "$S/fstab" <<FSTAB
 $S/secret.img $S/mnt cryptoloop cipher=AES256,engine=kmod 0 0
 $SWAPDEV none swap sw,x-cryptoloop.source=$BOOT_SWAP_DISK,x-cryptoloop.encryption=AES128,x-cryptoloop.phash=random 0 0
@@ -63,6 +72,7 @@ teardown_file() {
 	swapoff "$SWAPDEV" 2>/dev/null || true
 	mountpoint -q "$S/mnt" && umount "$S/mnt"
 	[ ! -d "/sys/block/cryptoloop0/loop" ] || "$L" -d "$SWAPDEV" || true
+	[ ! -s "$S/swapdisk" ] || losetup -d "$(cat "$S/swapdisk")" || true
 	rm -rf "$S"
 }
 
@@ -80,6 +90,10 @@ run_unit() {
 			"${words[@]}" || return 1
 		done < <(grep "^$key=" "$unit")
 	done
+}
+
+setup() {
+	BOOT_SWAP_DISK=$(cat "$S/swapdisk")
 }
 
 # the agent answers: setsid, stdin /dev/null, as a mount unit runs mount(8)
@@ -102,21 +116,34 @@ boot_mount_all() {
 	grep -qx "asked: Test question:" "$S/agent.out"
 }
 
-@test "generators: cryptoloop-generator and systemd-fstab-generator make units that verify" {
+@test "generators: cryptoloop-generator's service joins systemd-fstab-generator's swap unit" {
 	SYSTEMD_FSTAB="$S/fstab" "$GEN" "$S/gen/normal" "$S/gen/early" "$S/gen/late"
 	SYSTEMD_FSTAB="$S/fstab" "$FSTAB_GEN" "$S/gen/normal" "$S/gen/early" "$S/gen/late"
 	u="$S/gen/normal/cryptoloop-setup-cryptoloop0.service"
 	[ -f "$u" ]
+	# systemd's own generator made the swap unit of the line ...
 	grep -qx "What=$SWAPDEV" "$S/gen/normal/dev-cryptoloop0.swap"
+	# ... which requires our service, ordered before it
 	[ -L "$S/gen/normal/dev-cryptoloop0.swap.requires/cryptoloop-setup-cryptoloop0.service" ]
-	grep -qx "BindsTo=dev-vda.device" "$u"
+	grep -qx "Before=dev-cryptoloop0.swap" "$u"
+	grep -qx "BindsTo=dev-${BOOT_SWAP_DISK#/dev/}.device" "$u"
 	# the mount line is systemd-fstab-generator's, through mount(8)
 	ls "$S/gen/normal/" | grep -q 'clboot\\x2dstate-mnt\.mount$'
-	mkdir -p /etc/systemd/system
-	cp -a "$S/gen/normal/." /etc/systemd/system/
-	run systemd-analyze verify --man=no dev-cryptoloop0.swap cryptoloop-setup-cryptoloop0.service
-	echo "$output"
-	[ "$status" -eq 0 ]
+	# (systemd-analyze verify of these units: tests/generator, on the host)
+}
+
+@test "boot: random-key swap from the fstab swap line, by the generated service" {
+	# systemd runs it before local-fs-pre.target, so before the mounts
+	grep -qx "Before=local-fs-pre.target" "$S/gen/normal/cryptoloop-setup-cryptoloop0.service"
+	run_unit "$S/gen/normal/cryptoloop-setup-cryptoloop0.service" \
+		ExecStartPre ExecStart ExecStartPost
+	[ "$(cat /sys/block/cryptoloop0/loop/multi_key)" = 65 ]
+	[ "$("$L" -l -n -O BACK-FILE "$SWAPDEV" | tr -d ' ')" = "$BOOT_SWAP_DISK" ]
+	# what dev-cryptoloop0.swap does
+	swapon "$SWAPDEV"
+	grep -q "^$SWAPDEV " /proc/swaps
+	# the raw disk holds no swap signature: nothing can swap on it unencrypted
+	run ! grep -q SWAPSPACE2 <(dd if="$BOOT_SWAP_DISK" bs=4096 count=1 status=none)
 }
 
 @test "boot: mount -a with no terminal unlocks the auto line through the password agent" {
@@ -130,18 +157,6 @@ boot_mount_all() {
 	echo "written at boot" > "$S/mnt/boot.txt"
 }
 
-@test "boot: random-key swap from the fstab swap line, by the generated service" {
-	u="/etc/systemd/system/cryptoloop-setup-cryptoloop0.service"
-	run_unit "$u" ExecStartPre ExecStart ExecStartPost
-	[ "$(cat /sys/block/cryptoloop0/loop/multi_key)" = 65 ]
-	[ "$("$L" -l -n -O BACK-FILE "$SWAPDEV" | tr -d ' ')" = "$BOOT_SWAP_DISK" ]
-	# what dev-cryptoloop0.swap does
-	swapon "$SWAPDEV"
-	grep -q "^$SWAPDEV " /proc/swaps
-	# the raw disk holds no swap signature: nothing can swap on it unencrypted
-	run ! grep -q SWAPSPACE2 <(dd if="$BOOT_SWAP_DISK" bs=4096 count=1 status=none)
-}
-
 @test "boot: the data is intact across a remount and the umount" {
 	umount "$S/mnt"
 	run ! mountpoint -q "$S/mnt"
@@ -153,19 +168,11 @@ boot_mount_all() {
 	[ "$(cat "$S/mnt/boot.txt")" = "written at boot" ]
 	umount "$S/mnt"
 	[ -z "$("$L" -j "$S/secret.img")" ]
-	# and by hand with -p: the same filesystem, fsck clean
-	dev=$("$L" -f --show --engine kmod -e AES256 -p 3 "$S/secret.img" 3< "$S/pass")
-	fsck.ext4 -n -f "$dev"
-	mount -o ro "$dev" "$S/mnt"
-	(cd "$S/mnt" && sha256sum -c --quiet "$S/sums")
-	[ "$(cat "$S/mnt/boot.txt")" = "written at boot" ]
-	umount "$S/mnt"
-	"$L" -d "$dev"
 }
 
 @test "shutdown: swapoff, then the service's ExecStop detaches the swap device" {
 	swapoff "$SWAPDEV"
-	run_unit /etc/systemd/system/cryptoloop-setup-cryptoloop0.service ExecStop
+	run_unit "$S/gen/normal/cryptoloop-setup-cryptoloop0.service" ExecStop
 	[ -z "$("$L" -a | grep "^$SWAPDEV:" || true)" ]
 	run ! grep -q "^$SWAPDEV " /proc/swaps
 }
