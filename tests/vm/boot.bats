@@ -48,7 +48,8 @@ setup_file() {
 	chmod 0755 "$sbin/losetup"
 	install -m 0755 "$top_builddir/mount/mount.cryptoloop" /sbin/mount.cryptoloop
 	install -m 0755 "$top_builddir/mount/umount.cryptoloop" /sbin/umount.cryptoloop
-	export CRYPTOLOOP_LOSETUP="$L"
+	# mount(8) drops LD_* from the helper's environment: the shim sets it
+	export CRYPTOLOOP_LOSETUP="$sbin/losetup"
 	# the image the auto line mounts: ext4 with files, made with -p
 	truncate -s 16M "$S/secret.img"
 	dev=$("$L" -f --show --engine kmod -e AES256 -p 3 "$S/secret.img" 3< "$S/pass")
