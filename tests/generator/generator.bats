@@ -31,7 +31,8 @@ SVC0=cryptoloop-setup-cryptoloop0.service
 	[ "${w[*]:1}" = "--engine kmod -e AES128 -H random /dev/cryptoloop0 /dev/sdb2" ]
 	# a fresh key each boot: mkswap after, and a filesystem is never overwritten
 	mapfile -t w < <(exec_words "$u" ExecStartPost)
-	[[ "${w[0]}" == */mkswap ]] && [ "${w[1]}" = /dev/cryptoloop0 ]
+	[[ "${w[0]}" == */mkswap ]]
+	[ "${w[1]}" = /dev/cryptoloop0 ]
 	grep -q '^ExecStartPre=.*signature' "$u"
 	mapfile -t w < <(exec_words "$u" ExecStop)
 	[ "${w[*]:1}" = "-d /dev/cryptoloop0" ]

@@ -71,7 +71,7 @@ FSTAB
 
 teardown_file() {
 	swapoff "$SWAPDEV" 2>/dev/null || true
-	mountpoint -q "$S/mnt" && umount "$S/mnt"
+	if mountpoint -q "$S/mnt"; then umount "$S/mnt"; fi
 	[ ! -d "/sys/block/cryptoloop0/loop" ] || "$L" -d "$SWAPDEV" || true
 	[ ! -s "$S/swapdisk" ] || losetup -d "$(cat "$S/swapdisk")" || true
 	rm -rf "$S"
