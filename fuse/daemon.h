@@ -24,6 +24,7 @@
 
 struct clf {
 	int img_fd;
+	const char *image;		/* its path, for the log */
 	uint64_t offset;		/* where the device's data starts in the image */
 	uint64_t sizelimit;		/* 0: up to the image's end */
 	/* bytes exposed, a multiple of 512; "losetup -c" changes it */
@@ -53,6 +54,9 @@ void clf_helper_stop(struct clf *c);
  * one whole sector past @offset); refreshing c->size from it */
 int clf_view_size(int img_fd, uint64_t offset, uint64_t sizelimit, uint64_t *size);
 void clf_refresh_size(struct clf *c);
+/* swap-guard.c: true (and logged) when this write would put a swap
+ * signature on the device: swap over the daemon can deadlock. */
+bool clf_refuse_swap_write(const char *image, const char *data, uint64_t pos, size_t size);
 
 /* signals.c: ignore shutdown's signals; our own exit request; the pid
  * in /run/sendsigs.omit.d */

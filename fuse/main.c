@@ -260,6 +260,7 @@ int main(int argc, char **argv)
 	pthread_mutex_init(&c.rmw_lock, NULL);
 	read_key(&c, a.key_fd);
 	open_image(&c, &a);
+	c.image = a.image;
 
 	if (fuse_opt_add_arg(&fargs, argv[0]) ||
 	    fuse_opt_add_arg(&fargs, "-o") ||

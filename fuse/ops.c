@@ -346,6 +346,10 @@ static void clf_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bu
 		}
 	}
 
+	if (clf_refuse_swap_write(c->image, data, pos, size)) {
+		fuse_reply_err(req, EPERM);
+		return;
+	}
 	if ((pos | size) & (SECTOR - 1))
 		rc = write_partial(c, data, size, pos);
 	else

@@ -187,6 +187,34 @@ int loop_pass_from_gpg(struct loop_pass **pass, const char *keyfile,
 		       const char *gpg_homedir, const char *gpg_program,
 		       const struct loop_pass *gpg_pass);
 
+/*
+ * loop_pass_agent_available - whether systemd's password agents can be
+ * asked: systemd runs (/run/systemd/system exists), we are root, and
+ * /run/systemd/ask-password is a directory only root can write.  When
+ * LIBLOOP_ASK_PASSWORD_DIR names another directory (tests; ignored in
+ * setuid/setcap processes), that directory is used instead, and it must
+ * belong to root or to us and be writable by its owner only.
+ * Returns 1 or 0.
+ */
+int loop_pass_agent_available(void);
+
+/*
+ * loop_pass_ask_agent - ask systemd's password agents (console, plymouth,
+ * wall...) with the ask-password protocol (systemd.io/PASSWORD_AGENTS):
+ * an ask.* file in the agents' directory names our datagram socket, and
+ * the agent answers "+passphrase" or "-".  Only answers sent by root or by
+ * our uid count.  The answer lands in locked memory; nothing secret
+ * touches the file system, argv or the environment.
+ * @message: the question shown ("Passphrase for /img:"); @id: a stable
+ * name agents may show or cache by, or NULL; @timeout_sec: 0 waits
+ * forever; @verify: ask twice and fail with -EKEYREJECTED on a mismatch.
+ * Returns 0, -ECANCELED (the agent cancelled), -ETIME (no answer in
+ * time), -EPERM/-ENOTDIR (unsafe directory), -E2BIG, -ENOMEM,
+ * -EKEYREJECTED, or -errno of the socket or file calls.
+ */
+int loop_pass_ask_agent(struct loop_pass **pass, const char *message,
+			const char *id, unsigned int timeout_sec, int verify);
+
 /* Number of lines (1..66). */
 size_t loop_pass_count(const struct loop_pass *pass);
 /* Line @i (NUL-terminated, in locked memory) and its length, or NULL. */

@@ -16,6 +16,7 @@
 
 #include "losetup.h"
 #include "keyopts.h"
+#include "swap-refuse.h"
 
 /* loop-AES multi-key: v2 has 64 keys, v3 a 65th that seeds the IV */
 #define MULTIKEY_V2_KEYS 64
@@ -160,7 +161,7 @@ int create_encrypted(struct loopdev *ld, const struct create_opts *c,
 			     "passphrase, key file, seed or iteration count");
 		key = crypt_derive(k, &spec, NULL);
 	} else {
-		pass = crypt_read_secret(k, &spec, "Password: ", false);
+		pass = crypt_read_secret_for(k, &spec, "Password: ", false, c->file);
 		warn_key_lines(&spec, pass);
 		key = crypt_derive(k, &spec, pass);
 		loop_pass_free(pass);
@@ -197,12 +198,25 @@ int create_encrypted(struct loopdev *ld, const struct create_opts *c,
 		}
 	}
 
+	if (crypt_random_key(k) && !k->force)
+		swap_refuse_random_fuse(kind != LOOP_ENGINE_AUTO ? kind :
+					(enum loop_engine_kind)loop_engine_choose(&spec, key,
+										  cfg.fuse_daemon),
+					c->file);
+
 	rc = loop_engine_attach(ld, &cfg, &st, &who);
 	loop_key_free(key);
-	if (rc)
+	if (rc) {
 		report_attach(rc, who, ld, c->file);
-	else
-		snprintf(shown, size, "%s", st.device);
+		return rc;
+	}
+	if (st.engine == LOOP_ENGINE_FUSE && !k->force && swap_signature_on(st.device)) {
+		detach_device(ld);
+		errx(EXIT_FAILURE, "%s: its plaintext is swap, and swap through the FUSE "
+		     "engine can deadlock: not attached (use --engine kmod or dm; "
+		     "--force attaches anyway)", c->file);
+	}
+	snprintf(shown, size, "%s", st.device);
 	return rc;
 }
 

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "ask.h"
 #include "keyopts.h"
 #include "options.h"
 
@@ -146,9 +147,52 @@ static void __attribute__((noreturn)) pass_error(int rc, const char *what)
 	}
 }
 
+/* An empty line where a passphrase was asked for: refused unless
+ * --allow-empty-passphrase, as the terminal refuses an empty entry. */
+static bool pass_empty(const struct loop_pass *pass)
+{
+	size_t len = 0;
+
+	return !loop_pass_count(pass) || !loop_pass_line(pass, 0, &len) || !len;
+}
+
+/* No -p: the terminal, standard input or systemd's password agents. */
+static struct loop_pass *ask_or_die(const struct crypt_opts *k, const char *prompt,
+				    const char *object, bool verify, const char *what)
+{
+	struct loop_pass *pass = NULL;
+	enum ask_source from;
+	int rc = ask_secret(&pass, prompt, object, verify, &from);
+
+	if (rc == -EKEYREJECTED)
+		errx(EXIT_FAILURE, "the passphrases do not match");
+	if (rc == -ECANCELED && from == ASK_AGENT)
+		errx(EXIT_FAILURE, "%s: the password agent cancelled the question",
+		     object ? object : what);
+	if (rc == -ETIME)
+		errx(EXIT_FAILURE, "%s: no password agent answered in time",
+		     object ? object : what);
+	if (rc)
+		pass_error(rc, what);
+	if (from == ASK_STDIN && pass_empty(pass) && !k->allow_empty) {
+		loop_pass_free(pass);
+		errx(EXIT_FAILURE, "no passphrase: no terminal, no password agent, and "
+		     "nothing on standard input; give it with --pass-fd");
+	}
+	return pass;
+}
+
 struct loop_pass *crypt_read_secret(const struct crypt_opts *k,
 				    const struct loop_cipher_spec *spec,
 				    const char *prompt, bool verify)
+{
+	return crypt_read_secret_for(k, spec, prompt, verify, NULL);
+}
+
+struct loop_pass *crypt_read_secret_for(const struct crypt_opts *k,
+					const struct loop_cipher_spec *spec,
+					const char *prompt, bool verify,
+					const char *object)
 {
 	struct loop_pass *pass = NULL, *gpgpass = NULL;
 	unsigned int lines = spec->format == LOOP_FORMAT_LOOPAES ?
@@ -157,23 +201,24 @@ struct loop_pass *crypt_read_secret(const struct crypt_opts *k,
 	int rc;
 
 	if (k->cleartext) {
-		size_t len = 0;
-
 		rc = loop_pass_read_file(&pass, k->cleartext);
 		if (rc)
 			pass_error(rc, k->cleartext);
-		if (!loop_pass_count(pass) || !loop_pass_line(pass, 0, &len) || !len)
+		if (pass_empty(pass))
 			errx(EXIT_FAILURE, "%s: the key file holds no key", k->cleartext);
 		return pass;
 	}
 	if (k->gpgkey) {
-		/* the passphrase that unlocks the key file */
-		if (k->pass_fd >= 0)
+		/* the passphrase that unlocks the key file; -T asks twice,
+		 * as loop-AES did */
+		if (k->pass_fd >= 0) {
 			rc = loop_pass_read_fd(&gpgpass, k->pass_fd, LOOP_PASS_ONE_LINE);
-		else
-			rc = loop_pass_read_tty(&gpgpass, prompt, 0);
-		if (rc)
-			pass_error(rc, "cannot read the gpg passphrase");
+			if (rc)
+				pass_error(rc, "cannot read the gpg passphrase");
+		} else {
+			gpgpass = ask_or_die(k, prompt, object, k->verify || verify,
+					     "cannot read the gpg passphrase");
+		}
 		rc = loop_pass_from_gpg(&pass, k->gpgkey, k->gpghome, NULL, gpgpass);
 		loop_pass_free(gpgpass);
 		if (rc == -EKEYREJECTED)
@@ -186,28 +231,21 @@ struct loop_pass *crypt_read_secret(const struct crypt_opts *k,
 		return pass;
 	}
 	if (k->pass_fd >= 0) {
-		size_t len = 0;
-
 		rc = loop_pass_read_fd(&pass, k->pass_fd, lines);
 		snprintf(what, sizeof(what), "cannot read the passphrase from fd %d", k->pass_fd);
 		if (rc)
 			pass_error(rc, what);
 		/* the terminal refuses an empty entry; a fd that gives nothing
 		 * (an unset variable, a missing file) must not mean a zero key */
-		if ((!loop_pass_count(pass) || !loop_pass_line(pass, 0, &len) || !len) &&
-		    !k->allow_empty) {
+		if (pass_empty(pass) && !k->allow_empty) {
 			loop_pass_free(pass);
 			errx(EXIT_FAILURE, "fd %d: empty passphrase "
 			     "(--allow-empty-passphrase accepts it)", k->pass_fd);
 		}
 		return pass;
 	}
-	rc = loop_pass_read_tty(&pass, prompt, k->verify || verify);
-	if (rc == -EKEYREJECTED)
-		errx(EXIT_FAILURE, "the passphrases do not match");
-	if (rc)
-		pass_error(rc, "cannot read the passphrase");
-	return pass;
+	return ask_or_die(k, prompt, object, k->verify || verify,
+			  "cannot read the passphrase");
 }
 
 bool crypt_random_key(const struct crypt_opts *k)

@@ -27,13 +27,19 @@ int crypt_parse_spec(const struct crypt_opts *k, struct loop_cipher_spec *spec,
 		     bool none_ok);
 
 /*
- * The secret lines, from the key file, gpg, -p FD or the terminal
- * (prompting with @prompt; asking twice with -T or @verify). Dies on
- * failure with a message naming what failed.
+ * The secret lines, from the key file, gpg, -p FD, or without -p from
+ * the terminal, standard input or systemd's password agents (ask.c),
+ * prompting with @prompt; asking twice with -T or @verify (with -K: the
+ * gpg passphrase). Dies on failure with a message naming what failed.
+ * The _for form names @object (the image) in an agent's question.
  */
 struct loop_pass *crypt_read_secret(const struct crypt_opts *k,
 				    const struct loop_cipher_spec *spec,
 				    const char *prompt, bool verify);
+struct loop_pass *crypt_read_secret_for(const struct crypt_opts *k,
+					const struct loop_cipher_spec *spec,
+					const char *prompt, bool verify,
+					const char *object);
 
 /*
  * loop-AES's "-H random": 65 fresh keys (multi-key v3) for a device whose

@@ -27,6 +27,8 @@ uint8_t *loop_key_data_mut(struct loop_key *key, unsigned int i);
 /* pass.c: multi-line read of a whole stream (gpg output); drains the
  * rest of the stream. */
 int loop_pass_read_fd_multi_drain(struct loop_pass **pass, int fd);
+/* The first lines of @a and @b are equal (the -T check). */
+int loop_pass_same(const struct loop_pass *a, const struct loop_pass *b);
 
 /* secure-mem.c: page-granular mmap'd, mlock'd, MADV_DONTDUMP memory,
  * wiped and unmapped on free.  NULL on failure (errno set). */

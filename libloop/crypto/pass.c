@@ -404,8 +404,7 @@ LIBLOOP_EXPORT int loop_pass_read_tty(struct loop_pass **pass, const char *promp
 		do
 			r = tty_read_one(fd, "Retype password: ", &b);
 		while (r == -EAGAIN);
-		if (r == 0 && (a->len[0] != b->len[0] ||
-			       memcmp(a->text + a->off[0], b->text + b->off[0], a->len[0])))
+		if (r == 0 && !loop_pass_same(a, b))
 			r = -EKEYREJECTED;
 		loop_pass_free(b);
 	}
@@ -416,6 +415,13 @@ LIBLOOP_EXPORT int loop_pass_read_tty(struct loop_pass **pass, const char *promp
 	}
 	*pass = a;
 	return 0;
+}
+
+/* The first lines of @a and @b are the same passphrase (the -T check). */
+int loop_pass_same(const struct loop_pass *a, const struct loop_pass *b)
+{
+	return a->len[0] == b->len[0] &&
+	       !memcmp(a->text + a->off[0], b->text + b->off[0], a->len[0]);
 }
 
 LIBLOOP_EXPORT size_t loop_pass_count(const struct loop_pass *pass)

@@ -13,7 +13,10 @@ teardown() { e2e_teardown; }
 attach_random() {
 	local out
 	printf '%s\n' "$PASS" > "$TESTDIR/stdin"
-	out=$({ setsid -w "$LOSETUP" -f --show --engine "$E2E_ENGINE" \
+	# on FUSE, -H random (the swap recipe) needs --force: scratch space
+	local force=()
+	[ "$E2E_ENGINE" != fuse ] || force=(--force)
+	out=$({ setsid -w "$LOSETUP" -f --show --engine "$E2E_ENGINE" "${force[@]}" \
 		-e AES128 -H random "$@" && cat; } < "$TESTDIR/stdin") || return 1
 	[ "$(tail -n 1 <<< "$out")" = "$PASS" ] ||
 		fail "losetup -H random read from stdin"

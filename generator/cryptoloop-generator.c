@@ -1,0 +1,514 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cryptoloop-generator: a systemd generator (systemd.generator(7)) for
+ * the encrypted swap lines of /etc/fstab, which swapon(8) and systemd
+ * cannot set up themselves because swapon runs no helper:
+ *
+ *   /dev/cryptoloop0 none swap sw,x-cryptoloop.source=/dev/sdb2,
+ *       x-cryptoloop.encryption=AES128,x-cryptoloop.phash=random 0 0
+ *
+ * systemd-fstab-generator makes dev-cryptoloop0.swap of that line (it
+ * ignores x-* options); we add the service that sets /dev/cryptoloop0 up
+ * with losetup, ordered after the source device and before the swap unit,
+ * and required by it.  With phash=random (loop-AES's swap recipe) the key
+ * is new on every boot and the service runs mkswap.
+ *
+ * loop-AES's own form (sw,loop=/dev/loopN,encryption=...) names the raw
+ * partition: stock swapon(8) and systemd would swap on it unencrypted.
+ * Its swap unit is masked, and the log says how to convert the line.
+ *
+ * Mount lines are not ours: systemd-fstab-generator's mount units run
+ * mount(8), which runs mount.cryptoloop, which asks for passphrases
+ * through the password agents.
+ *
+ *   cryptoloop-generator NORMAL-DIR [EARLY-DIR LATE-DIR]
+ *
+ * SYSTEMD_FSTAB names another fstab (as for systemd-fstab-generator), and
+ * CRYPTOLOOP_MODULES_DIR another module tree than /lib/modules/`uname -r`;
+ * both are for tests, and a generator's environment is PID 1's.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include <libmount.h>
+
+#include "mount-opts.h"
+#include "unit-name.h"
+
+#define OPT_PREFIX "x-cryptoloop."
+
+static const char *fstab_path;
+
+static void __attribute__((format(printf, 2, 3))) line_error(struct libmnt_fs *fs,
+							      const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "cryptoloop-generator: %s: swap line %s: ", fstab_path,
+		mnt_fs_get_source(fs) ? mnt_fs_get_source(fs) : "?");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* Is the cryptoloop module loaded, built in, or installed for this kernel? */
+static bool module_available(void)
+{
+	static const char *const lists[] = { "modules.dep", "modules.builtin" };
+	const char *dir = getenv("CRYPTOLOOP_MODULES_DIR");
+	char path[512], line[4096];
+	struct utsname u;
+	size_t i;
+
+	if (!dir && access("/sys/module/cryptoloop", F_OK) == 0)
+		return true;
+	if (!dir) {
+		if (uname(&u) < 0)
+			return false;
+		snprintf(path, sizeof(path), "/lib/modules/%s", u.release);
+		if (access(path, F_OK) < 0)
+			snprintf(path, sizeof(path), "/usr/lib/modules/%s", u.release);
+	} else {
+		snprintf(path, sizeof(path), "%s", dir);
+	}
+	for (i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+		char file[600];
+		FILE *f;
+
+		snprintf(file, sizeof(file), "%s/%s", path, lists[i]);
+		f = fopen(file, "re");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f)) {
+			/* "updates/dkms/cryptoloop.ko.xz: ..." or "kernel/.../cryptoloop.ko" */
+			char *end = line + strcspn(line, ":\n");
+			char *base;
+
+			*end = '\0';
+			base = strrchr(line, '/');
+			base = base ? base + 1 : line;
+			if (!strncmp(base, "cryptoloop.ko", 13)) {
+				fclose(f);
+				return true;
+			}
+		}
+		fclose(f);
+	}
+	return false;
+}
+
+/* UUID=, LABEL=, PARTUUID=, PARTLABEL= as the udev link systemd waits for. */
+static char *source_path(const char *src)
+{
+	static const char *const tags[][2] = {
+		{ "UUID=", "by-uuid" }, { "LABEL=", "by-label" },
+		{ "PARTUUID=", "by-partuuid" }, { "PARTLABEL=", "by-partlabel" },
+	};
+	char *out = NULL;
+	size_t i;
+
+	for (i = 0; i < sizeof(tags) / sizeof(tags[0]); i++) {
+		size_t n = strlen(tags[i][0]);
+
+		if (!strncmp(src, tags[i][0], n)) {
+			if (strchr(src + n, '/') || asprintf(&out, "/dev/disk/%s/%s", tags[i][1],
+							     src + n) < 0)
+				return NULL;
+			return out;
+		}
+	}
+	return src[0] == '/' ? strdup(src) : NULL;
+}
+
+static int write_symlink(const char *dir, const char *unit, const char *wants_dir,
+			 const char *target)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, wants_dir);
+	if (mkdir(path, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	snprintf(path, sizeof(path), "%s/%s/%s", dir, wants_dir, unit);
+	if (symlink(target, path) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+struct swap_line {
+	unsigned int devno;
+	char device[64];        /* /dev/cryptoloopN */
+	char *source;           /* the backing device or file */
+	struct mount_request req;
+	bool random_key;
+};
+
+static void put_exec(FILE *f, const char *key, const char *const *argv, size_t n)
+{
+	size_t i;
+
+	fprintf(f, "%s=", key);
+	for (i = 0; i < n; i++) {
+		if (i)
+			fputc(' ', f);
+		unit_put_word(f, argv[i], true);
+	}
+	fputc('\n', f);
+}
+
+static int write_service(const char *dir, const char *name, const struct swap_line *s)
+{
+	const char *argv[80];
+	char path[4096], *dev_unit = NULL, *swap_unit = NULL;
+	size_t n = 0, i;
+	FILE *f;
+	int fd;
+
+	swap_unit = unit_name_from_path(s->device, ".swap");
+	if (!swap_unit)
+		return -ENOMEM;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		int rc = -errno;
+
+		if (fd >= 0)
+			close(fd);
+		free(swap_unit);
+		return rc;
+	}
+	fprintf(f, "# Automatically generated by cryptoloop-generator from %s\n\n", fstab_path);
+	fprintf(f, "[Unit]\nDescription=Encrypted swap device %s on ", s->device);
+	unit_put_text(f, s->source);
+	fputc('\n', f);
+	fprintf(f, "Documentation=man:cryptoloop-generator(8) man:losetup(8)\n");
+	fprintf(f, "SourcePath=%s\n", fstab_path);
+	fprintf(f, "DefaultDependencies=no\n");
+	fprintf(f, "Wants=modprobe@cryptoloop.service\nAfter=modprobe@cryptoloop.service\n");
+	if (!strncmp(s->source, "/dev/", 5)) {
+		dev_unit = unit_name_from_path(s->source, ".device");
+		if (!dev_unit)
+			goto fail_close;
+		fprintf(f, "BindsTo=%s\nAfter=%s\n", dev_unit, dev_unit);
+		/* before the mounts: mount.cryptoloop takes the first free
+		 * /dev/cryptoloopN, and must not take this line's */
+		fprintf(f, "Before=local-fs-pre.target\n");
+	} else {
+		/* a quoted word: the path may hold spaces */
+		fputs("RequiresMountsFor=", f);
+		unit_put_word(f, s->source, false);
+		fputc('\n', f);
+	}
+	fprintf(f, "Before=%s\n", swap_unit);
+	fprintf(f, "Conflicts=umount.target\nBefore=umount.target\n");
+	fprintf(f, "\n[Service]\nType=oneshot\nRemainAfterExit=yes\n");
+	/* a passphrase may be typed at the console: no time limit then */
+	if (!s->random_key)
+		fprintf(f, "TimeoutSec=infinity\n");
+	if (s->random_key) {
+		/* new keys each boot overwrite the source: never a filesystem */
+		const char *check[] = {
+			"/bin/sh", "-c",
+			"if t=$(\"$0\" -p -o value -s TYPE -- \"$1\"); then "
+			"[ \"$t\" = swap ] || { echo \"$1 holds a $t signature: not "
+			"overwritten with random-key swap\" >&2; exit 1; }; fi",
+			BLKID_PATH, s->source,
+		};
+
+		if (!strncmp(s->source, "/dev/", 5))
+			put_exec(f, "ExecStartPre", check, sizeof(check) / sizeof(check[0]));
+	}
+	argv[n++] = LOSETUP_PATH;
+	argv[n++] = "--engine";
+	argv[n++] = "kmod";
+	for (i = 0; i < s->req.nargs && n < 76; i++)
+		argv[n++] = s->req.losetup_args[i];
+	argv[n++] = s->device;
+	argv[n++] = s->source;
+	put_exec(f, "ExecStart", argv, n);
+	if (s->random_key) {
+		const char *mk[] = { MKSWAP_PATH, s->device };
+
+		put_exec(f, "ExecStartPost", mk, 2);
+	}
+	{
+		const char *d[] = { LOSETUP_PATH, "-d", s->device };
+
+		put_exec(f, "ExecStop", d, 3);
+	}
+	free(dev_unit);
+	if (fclose(f) != 0) {
+		free(swap_unit);
+		return -EIO;
+	}
+	{
+		char target[300];
+		char wants[300];
+		int rc;
+
+		snprintf(target, sizeof(target), "../%s", name);
+		snprintf(wants, sizeof(wants), "%s.requires", swap_unit);
+		rc = write_symlink(dir, name, wants, target);
+		free(swap_unit);
+		return rc;
+	}
+
+fail_close:
+	fclose(f);
+	free(swap_unit);
+	return -ENOMEM;
+}
+
+/* The value of --engine among the losetup arguments, or NULL. */
+static const char *engine_of(const struct mount_request *req)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < req->nargs; i++)
+		if (!strcmp(req->losetup_args[i], "--engine"))
+			return req->losetup_args[i + 1];
+	return NULL;
+}
+
+static bool phash_random(const struct mount_request *req)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < req->nargs; i++)
+		if (!strcmp(req->losetup_args[i], "-H") &&
+		    !strcasecmp(req->losetup_args[i + 1], "random"))
+			return true;
+	return false;
+}
+
+/* Drop "--engine X" from the arguments: the service names kmod itself. */
+static void drop_engine(struct mount_request *req)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < req->nargs; i++) {
+		if (strcmp(req->losetup_args[i], "--engine"))
+			continue;
+		free(req->losetup_args[i]);
+		free(req->losetup_args[i + 1]);
+		memmove(&req->losetup_args[i], &req->losetup_args[i + 2],
+			(req->nargs - i - 2) * sizeof(req->losetup_args[0]));
+		req->nargs -= 2;
+		return;
+	}
+}
+
+/* Split the x-cryptoloop.* options: source= apart, the rest as an option
+ * string of the helper's table ("encryption=AES128,phash=random"). */
+static int collect_options(struct libmnt_fs *fs, char **source, char **ours)
+{
+	char *str, *p, *name, *val;
+	size_t nlen, vlen, plen = strlen(OPT_PREFIX);
+	const char *opts = mnt_fs_get_options(fs);
+	int rc = 0;
+
+	*source = NULL;
+	*ours = NULL;
+	if (!opts)
+		return 0;
+	str = strdup(opts);
+	if (!str)
+		return -ENOMEM;
+	p = str;
+	while (rc == 0 && mnt_optstr_next_option(&p, &name, &nlen, &val, &vlen) == 0) {
+		char *n, *v;
+
+		if (nlen <= plen || strncmp(name, OPT_PREFIX, plen))
+			continue;
+		n = strndup(name + plen, nlen - plen);
+		v = val ? strndup(val, vlen) : NULL;
+		if (!n || (val && !v))
+			rc = -ENOMEM;
+		else if (!strcmp(n, "source"))
+			rc = *source || !v || !*v ? -EINVAL : (*source = v, v = NULL, 0);
+		else
+			rc = mnt_optstr_append_option(ours, n, v);
+		free(n);
+		free(v);
+	}
+	free(str);
+	return rc;
+}
+
+static int handle_swap(struct libmnt_fs *fs, const char *dir, unsigned long *done)
+{
+	struct swap_line s = { 0 };
+	char *raw_source = NULL, *ours = NULL, *bad = NULL, name[128];
+	const char *src = mnt_fs_get_source(fs), *engine;
+	int consumed = 0, rc = -EINVAL;
+
+	mopt_init(&s.req);
+	if (collect_options(fs, &raw_source, &ours) < 0) {
+		line_error(fs, "x-cryptoloop.source= is missing, empty or repeated");
+		goto out;
+	}
+	if (!raw_source) {
+		line_error(fs, "x-cryptoloop.source= is missing: which device or file "
+			   "holds the encrypted swap?");
+		goto out;
+	}
+	if (!src || sscanf(src, "/dev/cryptoloop%u%n", &s.devno, &consumed) != 1 ||
+	    src[consumed] || s.devno >= 8 * sizeof(*done)) {
+		line_error(fs, "the first field must be /dev/cryptoloopN (N < %zu), the "
+			   "device the kmod engine makes", 8 * sizeof(*done));
+		goto out;
+	}
+	if (*done & (1UL << s.devno)) {
+		line_error(fs, "%s is already used by another swap line", src);
+		goto out;
+	}
+	snprintf(s.device, sizeof(s.device), "%s", src);
+	if (mopt_parse(&s.req, ours, &bad) < 0) {
+		line_error(fs, "bad option x-cryptoloop.%s (unknown value, missing or repeated)",
+			   bad ? bad : "?");
+		goto out;
+	}
+	if (s.req.fs_options || s.req.fstype || s.req.readonly) {
+		line_error(fs, "x-cryptoloop.%s is not an encryption option",
+			   s.req.fs_options ? s.req.fs_options : s.req.fstype ? "fstype=" : "ro");
+		goto out;
+	}
+	if (s.req.passfd >= 0) {
+		line_error(fs, "x-cryptoloop.passfd= has no meaning at boot: the passphrase "
+			   "is asked through the password agents");
+		goto out;
+	}
+	engine = engine_of(&s.req);
+	if (engine && !strcasecmp(engine, "fuse")) {
+		line_error(fs, "refused: swap through the FUSE engine can deadlock (its "
+			   "daemon may need memory that only swapping out would free)");
+		goto out;
+	}
+	if (engine && strcasecmp(engine, "kmod")) {
+		line_error(fs, "engine %s: swap lines use the kmod engine "
+			   "(/dev/cryptoloopN)", engine);
+		goto out;
+	}
+	drop_engine(&s.req);
+	if (!module_available()) {
+		line_error(fs, "the cryptoloop kernel module is not installed for this "
+			   "kernel: %s cannot exist, and swap never falls back to FUSE",
+			   s.device);
+		goto out;
+	}
+	s.source = source_path(raw_source);
+	if (!s.source) {
+		line_error(fs, "x-cryptoloop.source=%s: not an absolute path or "
+			   "UUID=/LABEL=/PARTUUID=/PARTLABEL=", raw_source);
+		goto out;
+	}
+	s.random_key = phash_random(&s.req);
+	snprintf(name, sizeof(name), "cryptoloop-setup-cryptoloop%u.service", s.devno);
+	rc = write_service(dir, name, &s);
+	if (rc < 0) {
+		line_error(fs, "cannot write %s/%s: %s", dir, name, strerror(-rc));
+		goto out;
+	}
+	*done |= 1UL << s.devno;
+out:
+	free(raw_source);
+	free(ours);
+	free(bad);
+	free(s.source);
+	mopt_free(&s.req);
+	return rc;
+}
+
+/* loop-AES's "sw,loop=/dev/loopN,encryption=X": mask the raw swap. */
+static int mask_legacy(struct libmnt_fs *fs, const char *early)
+{
+	const char *src = mnt_fs_get_source(fs);
+	char *path = src ? source_path(src) : NULL, *unit = NULL, link[4096];
+	int rc = -EINVAL;
+
+	if (path)
+		unit = unit_name_from_path(path, ".swap");
+	if (!unit) {
+		line_error(fs, "loop-AES encrypted swap line with an unusable source");
+		goto out;
+	}
+	snprintf(link, sizeof(link), "%s/%s", early, unit);
+	if (symlink("/dev/null", link) < 0 && errno != EEXIST) {
+		rc = -errno;
+		line_error(fs, "cannot mask %s: %s", unit, strerror(errno));
+		goto out;
+	}
+	line_error(fs, "loop-AES form (loop=, encryption=): swapon(8) would use %s "
+		   "unencrypted, so %s is masked; convert the line with "
+		   "\"mount.cryptoloop --convert-fstab\" (see cryptoloop-generator(8))",
+		   path, unit);
+	rc = 1;
+out:
+	free(path);
+	free(unit);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct libmnt_table *tb;
+	struct libmnt_iter *it;
+	struct libmnt_fs *fs;
+	unsigned long done = 0;
+	const char *normal, *early;
+	int status = 0, rc;
+
+	if (argc != 2 && argc != 4) {
+		fprintf(stderr, "Usage: %s NORMAL-DIR [EARLY-DIR LATE-DIR]\n"
+			"A systemd generator: see cryptoloop-generator(8).\n",
+			program_invocation_short_name);
+		return 1;
+	}
+	normal = argv[1];
+	early = argc == 4 ? argv[2] : argv[1];
+	fstab_path = getenv("SYSTEMD_FSTAB");
+	if (!fstab_path || !*fstab_path)
+		fstab_path = "/etc/fstab";
+	umask(022);
+
+	tb = mnt_new_table();
+	it = mnt_new_iter(MNT_ITER_FORWARD);
+	if (!tb || !it) {
+		fprintf(stderr, "cryptoloop-generator: out of memory\n");
+		return 1;
+	}
+	rc = mnt_table_parse_file(tb, fstab_path);
+	if (rc < 0 && access(fstab_path, F_OK) == 0) {
+		fprintf(stderr, "cryptoloop-generator: %s: cannot parse: %s\n", fstab_path,
+			strerror(-rc));
+		status = 1;
+	}
+	while (mnt_table_next_fs(tb, it, &fs) == 0) {
+		char *v = NULL;
+		size_t l = 0;
+		const char *opts = mnt_fs_get_options(fs);
+
+		if (!mnt_fs_is_swaparea(fs) || !opts)
+			continue;
+		if (strstr(opts, OPT_PREFIX)) {
+			if (handle_swap(fs, normal, &done) < 0)
+				status = 1;
+		} else if (mnt_optstr_get_option(opts, "encryption", &v, &l) == 0) {
+			if (mask_legacy(fs, early) < 0)
+				status = 1;
+		}
+	}
+	mnt_free_iter(it);
+	mnt_unref_table(tb);
+	return status;
+}

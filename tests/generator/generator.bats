@@ -1,0 +1,121 @@
+#!/usr/bin/env bats
+# cryptoloop-generator on sample fstabs: the units it writes, checked by
+# systemd-analyze verify, and the lines it refuses.
+
+load helpers
+bats_require_minimum_version 1.5.0
+
+setup() { gen_setup; }
+teardown() { gen_teardown; }
+
+SVC0=cryptoloop-setup-cryptoloop0.service
+
+@test "random-key swap: a setup service before the swap unit, after the source device" {
+	generate "/dev/cryptoloop0 none swap sw,x-cryptoloop.source=/dev/sdb2,x-cryptoloop.encryption=AES128,x-cryptoloop.phash=random 0 0"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	u="$T/normal/$SVC0"
+	[ -f "$u" ]
+	grep -qx "BindsTo=dev-sdb2.device" "$u"
+	grep -qx "After=dev-sdb2.device" "$u"
+	grep -qx "Before=dev-cryptoloop0.swap" "$u"
+	# before the mounts, which take the first free /dev/cryptoloopN
+	grep -qx "Before=local-fs-pre.target" "$u"
+	grep -qx "DefaultDependencies=no" "$u"
+	grep -qx "Wants=modprobe@cryptoloop.service" "$u"
+	# the swap unit systemd-fstab-generator makes requires it
+	[ "$(readlink "$T/normal/dev-cryptoloop0.swap.requires/$SVC0")" = "../$SVC0" ]
+	# losetup with the kmod engine and the line's options; no passphrase
+	mapfile -t w < <(exec_words "$u" ExecStart)
+	[[ "${w[0]}" == */sbin/losetup ]]
+	[ "${w[*]:1}" = "--engine kmod -e AES128 -H random /dev/cryptoloop0 /dev/sdb2" ]
+	# a fresh key each boot: mkswap after, and a filesystem is never overwritten
+	mapfile -t w < <(exec_words "$u" ExecStartPost)
+	[[ "${w[0]}" == */mkswap ]]
+	[ "${w[1]}" = /dev/cryptoloop0 ]
+	grep -q '^ExecStartPre=.*signature' "$u"
+	mapfile -t w < <(exec_words "$u" ExecStop)
+	[ "${w[*]:1}" = "-d /dev/cryptoloop0" ]
+	verify "$SVC0"
+}
+
+@test "the swap unit and the service together: systemd-analyze finds no cycle or missing unit" {
+	generate "/dev/cryptoloop0 none swap sw,x-cryptoloop.source=/dev/sdb2,x-cryptoloop.encryption=AES128,x-cryptoloop.phash=random 0 0"
+	[ "$status" -eq 0 ]
+	# what systemd-fstab-generator writes for the line (it skips swap in
+	# containers, so it cannot be run here; the VM suite runs it)
+	printf '[Unit]\nSourcePath=%s\n[Swap]\nWhat=/dev/cryptoloop0\nOptions=sw,x-cryptoloop.source=/dev/sdb2\n' \
+		"$T/fstab" > "$T/normal/dev-cryptoloop0.swap"
+	verify dev-cryptoloop0.swap "$SVC0"
+}
+
+@test "a passphrase-keyed swap file: RequiresMountsFor the file, fstab escapes undone, no mkswap" {
+	generate '/dev/cryptoloop3 none swap sw,x-cryptoloop.source=/var/swap\040files/s%1.img,x-cryptoloop.encryption=AES256,x-cryptoloop.offset=4096 0 0'
+	[ "$status" -eq 0 ]
+	u="$T/normal/cryptoloop-setup-cryptoloop3.service"
+	grep -qx 'RequiresMountsFor="/var/swap files/s%%1.img"' "$u"
+	mapfile -t w < <(exec_words "$u" ExecStart)
+	[ "${w[*]:1}" = "--engine kmod -e AES256 -o 4096 /dev/cryptoloop3 /var/swap files/s%%1.img" ]
+	run ! grep -q '^ExecStartPost=' "$u"
+	# the passphrase is asked at the console: no time limit
+	grep -qx 'TimeoutSec=infinity' "$u"
+	verify cryptoloop-setup-cryptoloop3.service
+}
+
+@test "UUID= source: the udev link is the dependency" {
+	generate "/dev/cryptoloop1 none swap sw,x-cryptoloop.source=UUID=0a1b-2c3d,x-cryptoloop.encryption=AES128,x-cryptoloop.phash=random 0 0"
+	[ "$status" -eq 0 ]
+	u="$T/normal/cryptoloop-setup-cryptoloop1.service"
+	grep -qx 'BindsTo=dev-disk-by\\x2duuid-0a1b\\x2d2c3d.device' "$u"
+	verify cryptoloop-setup-cryptoloop1.service
+}
+
+@test "the FUSE engine is refused for swap, with the reason" {
+	generate "/dev/cryptoloop2 none swap sw,x-cryptoloop.source=/dev/sdb4,x-cryptoloop.encryption=AES128,x-cryptoloop.phash=random,x-cryptoloop.engine=fuse 0 0"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"swap line /dev/cryptoloop2: refused: swap through the FUSE engine can deadlock"* ]]
+	[ -z "$(ls -A "$T/normal")" ]
+}
+
+@test "no module installed: the line fails with a clear message, no fallback" {
+	: > "$T/modules/modules.dep"
+	generate "/dev/cryptoloop0 none swap sw,x-cryptoloop.source=/dev/sdb2,x-cryptoloop.encryption=AES128,x-cryptoloop.phash=random 0 0"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"the cryptoloop kernel module is not installed"*"never falls back to FUSE"* ]]
+	[ -z "$(ls -A "$T/normal")" ]
+}
+
+@test "loop-AES's own swap line is masked, never swapped on unencrypted" {
+	generate "UUID=77aa none swap sw,loop=/dev/loop5,encryption=AES128 0 0" \
+		"/dev/sdc3 none swap sw 0 0"
+	[ "$status" -eq 0 ]
+	[ "$(readlink "$T/early/dev-disk-by\\x2duuid-77aa.swap")" = /dev/null ]
+	[[ "$stderr" == *"swapon(8) would use /dev/disk/by-uuid/77aa unencrypted"*"--convert-fstab"* ]]
+	# a plain swap line is none of our business
+	[ ! -e "$T/early/dev-sdc3.swap" ]
+	[ -z "$(ls -A "$T/normal")" ]
+}
+
+@test "bad lines are named and skipped; good lines still get their units" {
+	generate "/dev/sdb5 none swap sw,x-cryptoloop.source=/dev/sdb5,x-cryptoloop.encryption=AES128 0 0" \
+		"/dev/cryptoloop4 none swap sw,x-cryptoloop.encryption=AES128 0 0" \
+		"/dev/cryptoloop5 none swap sw,x-cryptoloop.source=/dev/sdb6,x-cryptoloop.passfd=3,x-cryptoloop.encryption=aes 0 0" \
+		"/dev/cryptoloop6 none swap sw,x-cryptoloop.source=/dev/sdb7,x-cryptoloop.frobnicate=1,x-cryptoloop.encryption=aes 0 0" \
+		"/dev/cryptoloop7 none swap sw,x-cryptoloop.source=/dev/sdb8,x-cryptoloop.encryption=AES128,x-cryptoloop.phash=random 0 0" \
+		"/dev/cryptoloop7 none swap sw,x-cryptoloop.source=/dev/sdb9,x-cryptoloop.encryption=AES128,x-cryptoloop.phash=random 0 0"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"swap line /dev/sdb5: the first field must be /dev/cryptoloopN"* ]]
+	[[ "$stderr" == *"swap line /dev/cryptoloop4: x-cryptoloop.source= is missing"* ]]
+	[[ "$stderr" == *"swap line /dev/cryptoloop5: x-cryptoloop.passfd= has no meaning at boot"* ]]
+	[[ "$stderr" == *"swap line /dev/cryptoloop6: x-cryptoloop.frobnicate=1 is not an encryption option"* ]]
+	[[ "$stderr" == *"swap line /dev/cryptoloop7: /dev/cryptoloop7 is already used"* ]]
+	[ "$(ls "$T/normal" | grep -c '\.service$')" -eq 1 ]
+	grep -q '/dev/sdb8' "$T/normal/cryptoloop-setup-cryptoloop7.service"
+}
+
+@test "no fstab: nothing to do, no error" {
+	export SYSTEMD_FSTAB="$T/none"
+	run "$GENERATOR" "$T/normal" "$T/early" "$T/late"
+	[ "$status" -eq 0 ]
+	[ -z "$(ls -A "$T/normal")" ]
+}
