@@ -285,7 +285,7 @@ static bool phash_random(const struct mount_request *req)
 	size_t i;
 
 	for (i = 0; i + 1 < req->nargs; i++)
-		if (!strcmp(req->losetup_args[i], "-H") &&
+		if (!strcmp(req->losetup_args[i], fstab_opt_find("phash", 5)->losetup) &&
 		    !strcasecmp(req->losetup_args[i + 1], "random"))
 			return true;
 	return false;

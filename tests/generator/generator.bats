@@ -28,7 +28,7 @@ SVC0=cryptoloop-setup-cryptoloop0.service
 	# losetup with the kmod engine and the line's options; no passphrase
 	mapfile -t w < <(exec_words "$u" ExecStart)
 	[[ "${w[0]}" == */sbin/losetup ]]
-	[ "${w[*]:1}" = "--engine kmod -e AES128 -H random /dev/cryptoloop0 /dev/sdb2" ]
+	[ "${w[*]:1}" = "--engine kmod --encryption AES128 --phash random /dev/cryptoloop0 /dev/sdb2" ]
 	# a fresh key each boot: mkswap after, and a filesystem is never overwritten
 	mapfile -t w < <(exec_words "$u" ExecStartPost)
 	[[ "${w[0]}" == */mkswap ]]
@@ -55,7 +55,7 @@ SVC0=cryptoloop-setup-cryptoloop0.service
 	u="$T/normal/cryptoloop-setup-cryptoloop3.service"
 	grep -qx 'RequiresMountsFor="/var/swap files/s%%1.img"' "$u"
 	mapfile -t w < <(exec_words "$u" ExecStart)
-	[ "${w[*]:1}" = "--engine kmod -e AES256 -o 4096 /dev/cryptoloop3 /var/swap files/s%%1.img" ]
+	[ "${w[*]:1}" = "--engine kmod --encryption AES256 --offset 4096 /dev/cryptoloop3 /var/swap files/s%%1.img" ]
 	run ! grep -q '^ExecStartPost=' "$u"
 	# the passphrase is asked at the console: no time limit
 	grep -qx 'TimeoutSec=infinity' "$u"
