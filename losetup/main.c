@@ -61,6 +61,8 @@ static void __attribute__((noreturn)) usage(void)
 	/* ours come after all of util-linux's text, which stays as it was */
 	fputs("\nEncryption options:\n", out);
 	opt_print_section(out, SEC_CRYPT);
+	fputs(" Swap on a device backed by a file is unsafe unless the file is pinned\n"
+	      " first: kmod engine, then echo 1 >/sys/block/cryptoloopN/loop/swap.\n", out);
 	fputs("\nEncryption output columns (with -O):\n", out);
 	for (i = COL_UL_COUNT; i < COL_COUNT; i++)
 		fprintf(out, " %12s  %s\n", column_infos[i].name, column_infos[i].help);
