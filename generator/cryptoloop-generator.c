@@ -231,8 +231,12 @@ static int write_service(const char *dir, const char *name, const struct swap_li
 	argv[n++] = LOSETUP_PATH;
 	argv[n++] = "--engine";
 	argv[n++] = "kmod";
-	for (i = 0; i < s->req.nargs && n < 76; i++)
+	for (i = 0; i < s->req.nargs && n < 75; i++)
 		argv[n++] = s->req.losetup_args[i];
+	/* swap through a file's page cache can wait for the memory it is
+	 * freeing: the module must pin the file and use its block map */
+	if (strncmp(s->source, "/dev/", 5))
+		argv[n++] = "--swap";
 	argv[n++] = s->device;
 	argv[n++] = s->source;
 	put_exec(f, "ExecStart", argv, n);

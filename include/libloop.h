@@ -117,6 +117,16 @@ int loopdev_detach(struct loopdev *ld);
 int loopdev_set_capacity(struct loopdev *ld);
 /* LOOP_SET_DIRECT_IO. */
 int loopdev_set_direct_io(struct loopdev *ld, int on);
+/*
+ * cryptoloop devices (kmod engine): @on pins the backing file and sends
+ * I/O straight to its blocks, as swapon does for a swap file; needed
+ * before a device backed by a file carries swap.  Returns 0,
+ * -EOPNOTSUPP when the device has no such switch (not a bound
+ * cryptoloop device), -EINVAL when the file has holes or unwritten or
+ * shared blocks or no fixed block map, -EBUSY when it is pinned already,
+ * or -errno.
+ */
+int loopdev_set_swap(struct loopdev *ld, int on);
 /* LOOP_SET_BLOCK_SIZE, retried while the kernel says EAGAIN. */
 int loopdev_set_block_size(struct loopdev *ld, uint32_t size);
 /* LOOP_SET_STATUS64, retried while the kernel says EAGAIN. */

@@ -73,6 +73,8 @@ static int clo_backing_rw(struct clo_device *lo, struct request *rq,
 	struct kiocb kiocb;
 	ssize_t ret;
 
+	if (lo->extents)
+		return clo_extents_rw(lo, write, bvec, nr, pos);
 	iov_iter_bvec(&iter, write ? ITER_SOURCE : ITER_DEST, bvec, nr, bytes);
 	init_sync_kiocb(&kiocb, file);
 	kiocb.ki_pos = pos;
@@ -288,6 +290,8 @@ static int clo_write(struct clo_device *lo, struct request *rq)
 	if (rq->cmd_flags & REQ_FUA) {
 		loff_t pos = clo_rq_pos(lo, rq);
 
+		if (lo->extents)
+			return clo_extents_flush(lo);
 		ret = vfs_fsync_range(lo->backing, pos,
 				      pos + blk_rq_bytes(rq) - 1, 1);
 	}
@@ -300,6 +304,9 @@ static int clo_discard(struct clo_device *lo, struct request *rq)
 	int mode = FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE;
 	int ret;
 
+	/* Punching the pinned file would change its block map. */
+	if (lo->extents)
+		return -EOPNOTSUPP;
 	/*
 	 * Plain sector crypto keeps no metadata, so a punched hole is as
 	 * good as a discard: it reads back as garbage, which is what a
@@ -344,7 +351,8 @@ void clo_io_work(struct work_struct *work)
 	current->flags |= CLO_WORKER_THROTTLE;
 	switch (req_op(rq)) {
 	case REQ_OP_FLUSH:
-		ret = vfs_fsync(lo->backing, 0);
+		ret = lo->extents ? clo_extents_flush(lo) :
+				    vfs_fsync(lo->backing, 0);
 		break;
 	case REQ_OP_DISCARD:
 		ret = clo_discard(lo, rq);

@@ -91,6 +91,8 @@ enum clo_state {
 	CLO_DELETING,
 };
 
+struct clo_extents;
+
 struct clo_device {
 	int number;
 	bool visible;			/* findable through the index */
@@ -109,6 +111,7 @@ struct clo_device {
 	bool sysfs_ready;
 	u32 encrypt_type;
 	struct clo_xfer *xfer;		/* NULL: no encryption */
+	struct clo_extents *extents;	/* NULL: I/O through the file */
 
 	/* Bounce pages for encrypted writes. */
 	mempool_t *page_pool;
@@ -163,6 +166,13 @@ int clo_xfer_encrypt(struct clo_xfer *x, struct skcipher_request *req,
 		     struct page *dst, unsigned int dst_off, u64 sector);
 int clo_xfer_decrypt(struct clo_xfer *x, struct skcipher_request *req,
 		     struct page *page, unsigned int off, u64 sector);
+
+/* extents.c */
+int clo_extents_set(struct clo_device *lo, bool on);
+void clo_extents_stop(struct clo_device *lo);
+int clo_extents_rw(struct clo_device *lo, bool write, struct bio_vec *bvec,
+		   unsigned int nr, loff_t pos);
+int clo_extents_flush(struct clo_device *lo);
 
 /* md5.c */
 #define CLO_MD5_INIT { 0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476 }

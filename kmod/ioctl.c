@@ -370,6 +370,8 @@ static void clo_unbind(struct clo_device *lo, bool in_release)
 	bool partscan;
 
 	clo_sysfs_remove(lo);
+	/* Unpin a file mapped for swap (extents.c) while it is ours. */
+	clo_extents_stop(lo);
 
 	/* Wait for requests in flight; later ones fail in clo_queue_rq(). */
 	memflags = clo_freeze_queue(q);

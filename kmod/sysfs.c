@@ -7,9 +7,12 @@
  * library reads /sys/block/loopN/loop/ and ours the same way.  Added:
  * cipher (as GET_STATUS64 reports it, e.g. "aes-cbc-plain"), key_size
  * (bytes) and multi_key (0, 64 or 65).  There is no key attribute.
+ * swap (0 or 1, writable by root) pins a backing file and sends I/O to
+ * its blocks directly, see extents.c.
  */
 #include <linux/blkdev.h>
 #include <linux/fs.h>
+#include <linux/kernel.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
@@ -103,6 +106,32 @@ static ssize_t clo_show_multi_key(struct clo_device *lo, char *buf)
 	return sysfs_emit(buf, "%u\n", n);
 }
 
+static ssize_t clo_show_swap(struct clo_device *lo, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", !!lo->extents);
+}
+
+static ssize_t swap_store(struct device *dev, struct device_attribute *attr,
+			  const char *buf, size_t count)
+{
+	struct clo_device *lo = clo_from_dev(dev);
+	bool on;
+	int err;
+
+	err = kstrtobool(buf, &on);
+	if (err)
+		return err;
+	err = mutex_lock_killable(&lo->lock);
+	if (err)
+		return err;
+	if (lo->state == CLO_BOUND)
+		err = clo_extents_set(lo, on);
+	else
+		err = -ENXIO;
+	mutex_unlock(&lo->lock);
+	return err ? err : count;
+}
+
 #define CLO_ATTR_RO(_name)						\
 static ssize_t _name##_show(struct device *dev,				\
 			    struct device_attribute *attr, char *buf)	\
@@ -121,6 +150,13 @@ CLO_ATTR_RO(cipher);
 CLO_ATTR_RO(key_size);
 CLO_ATTR_RO(multi_key);
 
+static ssize_t swap_show(struct device *dev, struct device_attribute *attr,
+			 char *buf)
+{
+	return clo_attr_show(dev, buf, clo_show_swap);
+}
+static DEVICE_ATTR_RW(swap);
+
 static struct attribute *clo_attrs[] = {
 	&dev_attr_backing_file.attr,
 	&dev_attr_offset.attr,
@@ -131,6 +167,7 @@ static struct attribute *clo_attrs[] = {
 	&dev_attr_cipher.attr,
 	&dev_attr_key_size.attr,
 	&dev_attr_multi_key.attr,
+	&dev_attr_swap.attr,
 	NULL,
 };
 

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -265,6 +266,29 @@ LIBLOOP_EXPORT int loopdev_set_capacity(struct loopdev *ld)
 LIBLOOP_EXPORT int loopdev_set_direct_io(struct loopdev *ld, int on)
 {
 	return device_ioctl(ld, 0, LOOP_SET_DIRECT_IO, on ? 1 : 0, false);
+}
+
+LIBLOOP_EXPORT int loopdev_set_swap(struct loopdev *ld, int on)
+{
+	const char *dir = loopdev_sysfs_dir(ld);
+	char path[PATH_MAX];
+	ssize_t n;
+	int fd, rc = 0;
+
+	if (!*dir)
+		return -ENODEV;
+	if (snprintf(path, sizeof(path), "%s/loop/swap", dir) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -EOPNOTSUPP : -errno;
+	n = write(fd, on ? "1\n" : "0\n", 2);
+	if (n < 0)
+		rc = -errno;
+	else if (n != 2)
+		rc = -EIO;
+	close(fd);
+	return rc;
 }
 
 LIBLOOP_EXPORT int loopdev_set_block_size(struct loopdev *ld, uint32_t size)

@@ -149,6 +149,9 @@ const char *crypt_device_name(struct loopdev *ld);
 int resize_device(struct loopdev *ld);
 /* Detach, tearing down an encrypted device's engine; util-linux's message. */
 int detach_device(struct loopdev *ld);
+
+/* swap.c: --swap on the device just set up; detaches it on failure */
+int pin_for_swap(const char *device, const char *file);
 void warn_size(const char *file, uint64_t sizelimit, uint64_t offset, bool has_offset);
 
 /* excl.c: util-linux style mutually exclusive option groups */

@@ -35,6 +35,7 @@ struct cmdline {
 	struct crypt_opts crypt;
 	bool list_ciphers;
 	bool from_fstab;	/* -F */
+	bool swap;		/* --swap */
 };
 
 static void __attribute__((noreturn)) usage(void)
@@ -61,6 +62,7 @@ static void __attribute__((noreturn)) usage(void)
 	/* ours come after all of util-linux's text, which stays as it was */
 	fputs("\nEncryption options:\n", out);
 	opt_print_section(out, SEC_CRYPT);
+	fputs(" Swap on a device backed by a file is unsafe without --swap.\n", out);
 	fputs("\nEncryption output columns (with -O):\n", out);
 	for (i = COL_UL_COUNT; i < COL_COUNT; i++)
 		fprintf(out, " %12s  %s\n", column_infos[i].name, column_infos[i].help);
@@ -207,6 +209,9 @@ static void parse_options(int argc, char **argv, struct cmdline *cl, struct loop
 		case OPT_SHOW:
 			cl->showdev = true;
 			break;
+		case OPT_SWAP:
+			cl->swap = true;
+			break;
 		case OPT_DIO:
 			cl->use_dio = 1;
 			cl->set_dio = true;
@@ -319,6 +324,8 @@ static void resolve_action(int argc, char **argv, struct cmdline *cl, struct loo
 	    (cl->create.sizelimit || cl->create.lo_flags || cl->showdev))
 		errx(EXIT_FAILURE, "the options %s are allowed during loop device setup only",
 		     "--{sizelimit,partscan,read-only,show}");
+	if (cl->act != A_CREATE && cl->swap)
+		errx(EXIT_FAILURE, "the option --swap is allowed during loop device setup only");
 	if (cl->act != A_CREATE && crypt_requested(&cl->crypt))
 		errx(EXIT_FAILURE, "the encryption options are allowed during loop device setup only");
 	if (cl->has_offset && cl->act != A_CREATE && (cl->act != A_SHOW || !cl->file))
@@ -378,6 +385,8 @@ static int run(struct cmdline *cl, struct loopdev *ld, int argc, char **argv)
 			res = create_loop(ld, &cl->create);
 			snprintf(shown, sizeof(shown), "%s", loopdev_get_path(ld));
 		}
+		if (res == 0 && cl->swap)
+			res = pin_for_swap(shown, cl->create.file);
 		if (res == 0) {
 			if (cl->showdev)
 				printf("%s\n", shown);

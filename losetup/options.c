@@ -55,6 +55,7 @@ const struct opt_desc opt_table[] = {
 	{ "allow-empty-passphrase", no_argument, OPT_ALLOW_EMPTY, NULL, "accept an empty passphrase on --pass-fd (an all-zero key)", SEC_CRYPT },
 	{ "engine",       required_argument, OPT_ENGINE, "<name>", "kmod, xfer, dm, fuse or auto (default)", SEC_CRYPT },
 	{ "force",        no_argument,       OPT_FORCE, NULL, "attach an image already in use; -H random on FUSE", SEC_CRYPT },
+	{ "swap",         no_argument,       OPT_SWAP, NULL, "pin a backing file for swap (kmod engine; see below)", SEC_CRYPT },
 	{ "fstab",        no_argument,       'F', NULL, "set up <loopdev> from the fstab line with loop=<loopdev>", SEC_CRYPT },
 	{ "list-ciphers", no_argument,       OPT_LIST_CIPHERS, NULL, "list the encryption names and exit", SEC_CRYPT },
 };

@@ -21,6 +21,7 @@ enum {
 	OPT_ALLOW_SHORT,
 	OPT_ALLOW_EMPTY,
 	OPT_FORCE,
+	OPT_SWAP,
 };
 
 enum opt_section {

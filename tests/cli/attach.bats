@@ -142,3 +142,14 @@ teardown() { common_teardown; }
 	track "$output"
 	[ "$stderr" = "losetup: $odd: Warning: file does not fit into a 512-byte sector; the end of the file will be ignored." ]
 }
+
+@test "--swap on a kernel loop device is refused, and the device is not left attached" {
+	img=$(make_image swap.img 1048576)
+	run "$OUR_LOSETUP" -f --show --swap "$img"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"--swap needs the kmod engine"* ]]
+	[ -z "$("$UL_LOSETUP" -j "$img")" ]
+	run "$OUR_LOSETUP" --swap -c /dev/loop0
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"--swap is allowed during loop device setup only"* ]]
+}

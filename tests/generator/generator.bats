@@ -55,7 +55,7 @@ SVC0=cryptoloop-setup-cryptoloop0.service
 	u="$T/normal/cryptoloop-setup-cryptoloop3.service"
 	grep -qx 'RequiresMountsFor="/var/swap files/s%%1.img"' "$u"
 	mapfile -t w < <(exec_words "$u" ExecStart)
-	[ "${w[*]:1}" = "--engine kmod --encryption AES256 --offset 4096 /dev/cryptoloop3 /var/swap files/s%%1.img" ]
+	[ "${w[*]:1}" = "--engine kmod --encryption AES256 --offset 4096 --swap /dev/cryptoloop3 /var/swap files/s%%1.img" ]
 	run ! grep -q '^ExecStartPost=' "$u"
 	# the passphrase is asked at the console: no time limit
 	grep -qx 'TimeoutSec=infinity' "$u"

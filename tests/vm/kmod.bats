@@ -423,6 +423,95 @@ lmk_check() {
 	cmp -n $((2 << 20)) "$T/plain" /dev/mapper/dio
 }
 
+# swap_pin DEV 0|1: write DEV's loop/swap attribute; fails as the write does.
+swap_pin() {
+	echo "$2" >"/sys/block/${1#/dev/}/loop/swap"
+}
+
+swap_state() {
+	cat "/sys/block/${1#/dev/}/loop/swap"
+}
+
+# bats test_tags=core
+@test "loop/swap=1 pins a fragmented file (no write, truncate, punch, unlink), I/O lands in its blocks, detach unpins" {
+	local mib=$((1 << 20))
+	head -c 32 /dev/urandom >"$T/key"
+	head -c $((3 * mib)) /dev/urandom >"$T/plain"
+	# tmpfs has no block map: an ext4 image on the kernel loop driver
+	truncate -s 24M "$T/fs.img"
+	mkfs.ext4 -q -F -b 4096 "$T/fs.img"
+	mkdir "$T/fs"
+	CL_MOUNTS+=("$T/fs")
+	mount -o loop "$T/fs.img" "$T/fs"
+	# Fill it, then free every other 64 KiB (the zero ones, punched by
+	# fallocate -d), so the file we pin lies in many pieces and the map
+	# has to get each right.
+	"$PY" - "$T/fs/fill" <<'PY' || true
+import os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT)
+try:
+    while True:
+        os.write(fd, b'\1' * 65536 + bytes(65536))
+except OSError:
+    pass
+os.fsync(fd)
+PY
+	fallocate -d "$T/fs/fill"
+	dd if=/dev/zero of="$T/fs/img" bs=1M count=4 conv=fsync status=none
+	[ "$(filefrag "$T/fs/img" | awk '{ print $2 }')" -gt 4 ]
+
+	# Holes and unwritten (fallocated) extents have no fixed place.
+	truncate -s 4M "$T/fs/sparse"
+	fallocate -l 4M "$T/fs/unwritten"
+	for f in sparse unwritten; do
+		attach d "$T/fs/$f" --cipher aes-cbc-plain64 --key "$T/key"
+		fails swap_pin "$d" 1
+		[ "$(swap_state "$d")" = 0 ]
+		echo x >>"$T/fs/$f"
+		"$CLCTL" detach "$d"
+	done
+
+	attach dev "$T/fs/img" --cipher aes-cbc-plain64 --key "$T/key"
+	[ "$(swap_state "$dev")" = 0 ]
+	swap_pin "$dev" 1
+	[ "$(swap_state "$dev")" = 1 ]
+	dd if="$T/plain" of="$dev" bs=192k oflag=direct status=none
+	dd if="$dev" bs=192k count=16 iflag=direct status=none | cmp - "$T/plain"
+
+	# Pinned as a swap file is: nobody changes it under the map.
+	fails dd if=/dev/zero of="$T/fs/img" bs=4k count=1 conv=notrunc status=none
+	fails truncate -s 1M "$T/fs/img"
+	fails fallocate -p -o 0 -l 65536 "$T/fs/img"
+	fails rm "$T/fs/img"
+	[ "$(stat -c %s "$T/fs/img")" = $((4 * mib)) ]
+	# and discard on the device, which would punch it, does nothing
+	used=$(du -k "$T/fs/img" | cut -f1)
+	blkdiscard "$dev" 2>/dev/null || true
+	[ "$(du -k "$T/fs/img" | cut -f1)" = "$used" ]
+	dd if="$dev" bs=192k count=16 iflag=direct status=none | cmp - "$T/plain"
+	# A second device cannot pin it too.
+	attach dev2 "$T/fs/img" --cipher aes-cbc-plain64 --key "$T/key"
+	fails swap_pin "$dev2" 1
+	"$CLCTL" detach "$dev2"
+
+	# Off: the file is writable again, and I/O goes through it.
+	swap_pin "$dev" 0
+	dd if=/dev/zero of="$T/fs/img" bs=4k count=1 seek=1000 conv=notrunc status=none
+	swap_pin "$dev" 1
+	fails truncate -s 1M "$T/fs/img"
+	"$CLCTL" detach "$dev"
+
+	# Through dm-crypt (and the file's page cache, which the map went
+	# around) the file holds what was written via the map; and detach
+	# unpinned it.
+	dm_open pin --type plain --cipher aes-cbc-plain64 --key-size 256 \
+		--key-file "$T/key" "$T/fs/img"
+	cmp -n $((3 * mib)) "$T/plain" /dev/mapper/pin
+	dm_close pin
+	truncate -s 1M "$T/fs/img"
+	rm "$T/fs/img"
+}
+
 @test "block-device backing: cryptoloop on a kernel loop device = dm-crypt on it" {
 	head -c 32 /dev/urandom >"$T/key"
 	head -c $((2 << 20)) /dev/urandom >"$T/plain"

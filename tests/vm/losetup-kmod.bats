@@ -173,3 +173,32 @@ multikey_vs_cryptsetup() {
 	run cmp -s "$T/data" <(dd if="$dev" bs=1M count=1 iflag=direct status=none)
 	[ "$status" -eq 1 ]
 }
+
+@test "losetup --swap: losetup.8's swap-file recipe pins the file; a sparse one is refused and not left attached" {
+	truncate -s 64M "$T/fs.img"
+	mkfs.ext4 -q -F "$T/fs.img"
+	mkdir "$T/fs"
+	CL_MOUNTS+=("$T/fs")
+	mount -o loop "$T/fs.img" "$T/fs"
+	dd if=/dev/zero of="$T/fs/swap.img" bs=1M count=16 status=none
+	dev=$(setsid -w "$L" -f --show --engine kmod -e AES128 -H random --swap \
+		"$T/fs/swap.img" </dev/null)
+	CL_DEVS+=("$dev")
+	[ "$(cat "/sys/block/${dev#/dev/}/loop/swap")" = 1 ]
+	fails truncate -s 1M "$T/fs/swap.img"
+	mkswap "$dev"
+	swapon "$dev"
+	grep -q "^$dev " /proc/swaps
+	swapoff "$dev"
+	"$L" -d "$dev"
+	truncate -s 1M "$T/fs/swap.img"
+
+	truncate -s 16M "$T/fs/sparse.img"
+	run setsid -w "$L" -f --show --engine kmod -e AES128 -H random --swap \
+		"$T/fs/sparse.img" </dev/null
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"cannot be pinned for swap"* ]]
+	run grep -ls sparse.img /sys/block/cryptoloop*/loop/backing_file
+	[ "$status" -ne 0 ]
+	echo x >>"$T/fs/sparse.img"
+}

@@ -3,16 +3,18 @@
 # Swap on /dev/cryptoloopN under memory pressure, and on dm-crypt as the
 # reference; each through tests/vm/swap-stress.
 #
-# File-backed (a file on ext4): open problem, so only with SWAP_FILE=1
-# (tests/vm/swap-check -- --file).
-# In the 256 MiB TCG guest the direct-I/O write to the file allocates its
-# bio from the kernel's shared fs_bio_set, whose few reserved bios are
-# held by swap-out bios queued on the device itself (kswapd, and direct
-# reclaim in any task, the journal thread included); mempool_alloc never
-# dips into the emergency reserves, so the write waits for bios only its
-# own completion frees, and the hung-task detector fires.  The stock
+# File-backed (a file on ext4) swap goes through the file's block map,
+# switched on with loop/swap = 1 (kmod/extents.c), as swapon does for a
+# swap file.  Through the file itself it stalls in the 256 MiB TCG
+# guest: the direct-I/O write to the file allocates its bio from the
+# kernel's shared fs_bio_set, whose few reserved bios are held by
+# swap-out bios queued on the device itself (kswapd, and direct reclaim
+# in any task, the journal thread included); mempool_alloc never dips
+# into the emergency reserves, so the write waits for bios only its own
+# completion frees, and the hung-task detector fires.  The stock
 # kernel's dm-crypt over a direct-I/O loop device on such a file stalls
-# there too.  Block-backed passes: block devices take their direct-I/O
+# there too, so that reference runs only with SWAP_FILE=1
+# (tests/vm/swap-check -- --file).  Block devices take their direct-I/O
 # bios from a pool of their own.
 # Runs in a small guest through tests/vm/guest-swap, which names the two
 # scratch disks: SWAP_FS_DISK (gets an ext4 for the backing files) and
@@ -66,10 +68,10 @@ stress() {
 	[ "$rc" -eq 0 ]
 }
 
-@test "swap on a file-backed /dev/cryptoloop (aes-cbc-plain64, ext4 file)" {
-	[ "${SWAP_FILE:-}" = 1 ] || skip "file-backed swap stalls in this guest (open); swap-check -- --file runs it"
+@test "swap on a file-backed /dev/cryptoloop (aes-cbc-plain64, ext4 file, loop/swap=1)" {
 	swapfile cl.swap
 	attach dev "$SWAP_MNT/cl.swap" --cipher aes-cbc-plain64 --key "$T/key"
+	echo 1 >"/sys/block/${dev#/dev/}/loop/swap"
 	stress "$dev"
 }
 
