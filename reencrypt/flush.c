@@ -8,7 +8,11 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
 #include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "reencrypt.h"
@@ -40,4 +44,22 @@ int flush_wait(struct flusher *f)
 		pthread_join(f->tid, NULL);
 	f->running = false;
 	return f->rc;
+}
+
+/* A new or renamed file is durable only once its directory is: with @dir,
+ * fsync the directory that holds @path, else @path itself. */
+int sync_path(const char *path, bool dir)
+{
+	char *copy = strdup(path);
+	int fd, rc = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	fd = open(dir ? dirname(copy) : copy, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fsync(fd) < 0)
+		rc = -errno;
+	if (fd >= 0)
+		close(fd);
+	free(copy);
+	return rc;
 }

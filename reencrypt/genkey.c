@@ -135,22 +135,6 @@ out:
 	return rc;
 }
 
-static int sync_path(const char *path, bool dir)
-{
-	char *copy = strdup(path);
-	int fd, rc = 0;
-
-	if (!copy)
-		return -ENOMEM;
-	fd = open(dir ? dirname(copy) : copy, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fsync(fd) < 0)
-		rc = -errno;
-	if (fd >= 0)
-		close(fd);
-	free(copy);
-	return rc;
-}
-
 int genkey_write(const char *path, const char *gpghome, const struct loop_pass *gpgpass)
 {
 	size_t textlen = KEY_LINES * (LINE_CHARS + 1), passlen;

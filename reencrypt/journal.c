@@ -21,6 +21,7 @@
 #include <gcrypt.h>
 
 #include "journal.h"
+#include "reencrypt.h"
 
 #define HEADER_MAGIC "CLREENC1"
 #define SLOT_MAGIC "CLRSLOT1"
@@ -138,22 +139,6 @@ static int alloc_buffers(struct journal *j)
 	return j->slot && j->fp ? 0 : -ENOMEM;
 }
 
-static int sync_dir_of(const char *path)
-{
-	char *copy = strdup(path);
-	int fd, rc = 0;
-
-	if (!copy)
-		return -ENOMEM;
-	fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 || fsync(fd) < 0)
-		rc = -errno;
-	if (fd >= 0)
-		close(fd);
-	free(copy);
-	return rc;
-}
-
 static int lock_journal(int fd)
 {
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0)
@@ -213,7 +198,7 @@ int journal_create(struct journal *j, const char *path)
 		rc = -errno;
 		goto fail_close;
 	}
-	rc = sync_dir_of(path);
+	rc = sync_path(path, true);
 	if (rc) {
 		close(fd);
 		return rc;

@@ -38,22 +38,6 @@ bool luks2_has_magic(int fd)
 	       !memcmp(buf, luks_magic, sizeof(buf));
 }
 
-static int sync_dir_of(const char *path)
-{
-	char *copy = strdup(path);
-	int fd, rc = 0;
-
-	if (!copy)
-		return -ENOMEM;
-	fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 || fsync(fd) < 0)
-		rc = -errno;
-	if (fd >= 0)
-		close(fd);
-	free(copy);
-	return rc;
-}
-
 int luks2_inplace_grow(struct job *job)
 {
 	uint64_t want = job->new_off + job->data_len;
@@ -136,5 +120,5 @@ int luks2_inplace_finish(struct job *job)
 	}
 	if (unlink(job->side_header) < 0)
 		return -errno;
-	return sync_dir_of(job->side_header);
+	return sync_path(job->side_header, true);
 }

@@ -87,6 +87,8 @@ struct flusher {
 };
 void flush_start(struct flusher *f, int fd);
 int flush_wait(struct flusher *f);	/* 0 or -errno of the fdatasync */
+/* fsync @path, or with @dir the directory holding it; 0 or -errno */
+int sync_path(const char *path, bool dir);
 
 /* progress.c */
 void progress_start(enum progress_mode mode, uint64_t total, uint64_t done);

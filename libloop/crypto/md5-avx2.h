@@ -1,7 +1,8 @@
 /*
  * md5-avx2.h - MD5 on two streams of eight AVX2 lanes (sixteen sectors),
- * shared by md5-x16.c (hash only) and aesni-lmk.c (hash between AES
- * rounds).  Include only from files compiled with AVX2 target functions.
+ * shared by md5-x16.c (hash only), aesni-lmk.c (hash between AES
+ * rounds) and md5-x8.c (transpose, load, last block).  Include only
+ * from files compiled with AVX2 target functions.
  *
  * The 64 steps are split in eight groups (MD5_OCT0..7) so a caller can
  * put other work between them.  They use locals a0..d0 (stream 0), a1..d1
