@@ -210,6 +210,33 @@ static bool already_mounted(const char *image, const char *target, char **device
 }
 
 /*
+ * Mount @device on the helper's target through @cxt, as ourselves (no
+ * helper: we are it), with @opts; says why on failure. Frees @cxt and
+ * @opts; returns mount(8)'s exit code.
+ */
+static int run_mount(struct libmnt_context *cxt, const struct helper_args *a,
+		     const char *device, char *opts)
+{
+	char buf[BUFSIZ] = "";
+	int rc;
+
+	mnt_context_disable_helpers(cxt, 1);
+	mnt_context_set_source(cxt, device);
+	mnt_context_set_target(cxt, a->target);
+	mnt_context_set_options(cxt, opts);
+	mnt_context_enable_fake(cxt, a->fake);
+	mnt_context_disable_mtab(cxt, a->nomtab);
+	mnt_context_enable_verbose(cxt, a->verbose);
+	rc = mnt_context_mount(cxt);
+	rc = mnt_context_get_excode(cxt, rc, buf, sizeof(buf));
+	if (rc && *buf)
+		warnx("%s: %s", a->target, buf);
+	mnt_free_context(cxt);
+	free(opts);
+	return rc;
+}
+
+/*
  * "mount -o remount,..." (mount(8) comes back to us through the helper=
  * recorded in utab): the device stays, the filesystem is remounted with
  * the options that are the filesystem's.
@@ -217,7 +244,7 @@ static bool already_mounted(const char *image, const char *target, char **device
 static int remount(const struct helper_args *a)
 {
 	struct libmnt_context *cxt;
-	char *str, *p, *name, *val, *opts = NULL, *device, buf[BUFSIZ] = "";
+	char *str, *p, *name, *val, *opts = NULL, *device;
 	size_t nlen, vlen;
 	int rc;
 
@@ -250,21 +277,9 @@ static int remount(const struct helper_args *a)
 	cxt = mnt_new_context();
 	if (!cxt)
 		err(MOUNT_EX_SYSERR, "failed to allocate a libmount context");
-	mnt_context_disable_helpers(cxt, 1);
 	/* neither fstab nor mountinfo: their lines carry our options */
 	mnt_context_set_optsmode(cxt, MNT_OMODE_IGNORE);
-	mnt_context_set_source(cxt, device);
-	mnt_context_set_target(cxt, a->target);
-	mnt_context_set_options(cxt, opts);
-	mnt_context_enable_fake(cxt, a->fake);
-	mnt_context_disable_mtab(cxt, a->nomtab);
-	mnt_context_enable_verbose(cxt, a->verbose);
-	rc = mnt_context_mount(cxt);
-	rc = mnt_context_get_excode(cxt, rc, buf, sizeof(buf));
-	if (rc && *buf)
-		warnx("%s: %s", a->target, buf);
-	mnt_free_context(cxt);
-	free(opts);
+	rc = run_mount(cxt, a, device, opts);
 	free(device);
 	return rc;
 }
@@ -286,8 +301,7 @@ static int mount_fs(const struct helper_args *a, const char *device,
 		    const char *fstype, const char *options)
 {
 	struct libmnt_context *cxt = mnt_new_context();
-	char *opts = NULL, buf[BUFSIZ] = "";
-	int rc;
+	char *opts = NULL;
 
 	if (!cxt)
 		err(MOUNT_EX_SYSERR, "failed to allocate a libmount context");
@@ -299,22 +313,8 @@ static int mount_fs(const struct helper_args *a, const char *device,
 	 */
 	mnt_optstr_append_option(&opts, "uhelper", "cryptoloop");
 	mnt_optstr_append_option(&opts, "helper", "cryptoloop");
-	mnt_context_disable_helpers(cxt, 1);
-	mnt_context_set_source(cxt, device);
-	mnt_context_set_target(cxt, a->target);
 	mnt_context_set_fstype(cxt, fstype);
-	mnt_context_set_options(cxt, opts);
-	mnt_context_enable_fake(cxt, a->fake);
-	mnt_context_disable_mtab(cxt, a->nomtab);
-	mnt_context_enable_verbose(cxt, a->verbose);
-
-	rc = mnt_context_mount(cxt);
-	rc = mnt_context_get_excode(cxt, rc, buf, sizeof(buf));
-	if (rc && *buf)
-		warnx("%s: %s", a->target, buf);
-	mnt_free_context(cxt);
-	free(opts);
-	return rc;
+	return run_mount(cxt, a, device, opts);
 }
 
 int main(int argc, char **argv)

@@ -57,22 +57,6 @@ static void hash_blocks(struct lmk_hash *h, const uint8_t *const plain[16],
 	}
 }
 
-LMK_TARGET static void store_ivs(uint8_t iv[16][16], v8 a0, v8 b0, v8 c0, v8 d0,
-				 v8 a1, v8 b1, v8 c1, v8 d1)
-{
-	uint32_t out[8][8] __attribute__((aligned(32)));
-	int l, i;
-
-	_mm256_store_si256((v8 *)out[0], a0); _mm256_store_si256((v8 *)out[1], b0);
-	_mm256_store_si256((v8 *)out[2], c0); _mm256_store_si256((v8 *)out[3], d0);
-	_mm256_store_si256((v8 *)out[4], a1); _mm256_store_si256((v8 *)out[5], b1);
-	_mm256_store_si256((v8 *)out[6], c1); _mm256_store_si256((v8 *)out[7], d1);
-	for (l = 0; l < 16; l++)
-		for (i = 0; i < 4; i++)
-			memcpy(iv[l] + 4 * i, &out[4 * (l / 8) + i][l % 8], 4);
-	explicit_bzero(out, sizeof(out));
-}
-
 #define MD5_INIT(seed) do { \
 	a0 = a1 = _mm256_set1_epi32((int)(seed)[0]); \
 	b0 = b1 = _mm256_set1_epi32((int)(seed)[1]); \
@@ -167,7 +151,7 @@ LMK_TARGET static void enc16_hash16(const struct loop_aesni_key *const ekey[16],
 			MD5_FEED;
 		}
 	}
-	store_ivs(hiv, a0, b0, c0, d0, a1, b1, c1, d1);
+	md5_store_ivs16(hiv, a0, b0, c0, d0, a1, b1, c1, d1);
 	explicit_bzero(&h, sizeof(h));
 	explicit_bzero(w0, sizeof(w0));
 	explicit_bzero(w1, sizeof(w1));
@@ -249,7 +233,7 @@ LMK_TARGET static void dec16_hash16(const struct loop_aesni_key *const dkey[16],
 		AES_DEC_HALF(2 * mb + 1, 1); MD5_OCT6; MD5_OCT7;
 		MD5_FEED;
 	}
-	store_ivs(hiv, a0, b0, c0, d0, a1, b1, c1, d1);
+	md5_store_ivs16(hiv, a0, b0, c0, d0, a1, b1, c1, d1);
 	explicit_bzero(&h, sizeof(h));
 	explicit_bzero(w0, sizeof(w0));
 	explicit_bzero(w1, sizeof(w1));

@@ -160,4 +160,22 @@ static inline void lmk_last_block(uint8_t last[64], const uint8_t *plain, uint64
 	memcpy(last + 48, tail, 16);
 }
 
+/* the two streams' states out as sixteen IVs; the copy is wiped (the IV
+ * is derived from plaintext) */
+AVX2_TARGET static inline void md5_store_ivs16(uint8_t iv[16][16], v8 a0, v8 b0, v8 c0, v8 d0,
+						v8 a1, v8 b1, v8 c1, v8 d1)
+{
+	uint32_t out[8][8] __attribute__((aligned(32)));
+	int l, i;
+
+	_mm256_store_si256((v8 *)out[0], a0); _mm256_store_si256((v8 *)out[1], b0);
+	_mm256_store_si256((v8 *)out[2], c0); _mm256_store_si256((v8 *)out[3], d0);
+	_mm256_store_si256((v8 *)out[4], a1); _mm256_store_si256((v8 *)out[5], b1);
+	_mm256_store_si256((v8 *)out[6], c1); _mm256_store_si256((v8 *)out[7], d1);
+	for (l = 0; l < 16; l++)
+		for (i = 0; i < 4; i++)
+			memcpy(iv[l] + 4 * i, &out[4 * (l / 8) + i][l % 8], 4);
+	explicit_bzero(out, sizeof(out));
+}
+
 #endif

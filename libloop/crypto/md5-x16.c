@@ -26,7 +26,6 @@ AVX2_TARGET void loop_lmk_iv_x16(uint8_t iv[16][16], const uint32_t seed_state[4
 	v8 a0, b0, c0, d0, a1, b1, c1, d1, w0[16], w1[16];
 	uint8_t last[16][64];
 	const uint8_t *blk[16];
-	uint32_t out[8][8] __attribute__((aligned(32)));
 	int i, l;
 
 	a0 = a1 = _mm256_set1_epi32((int)seed_state[0]);
@@ -51,16 +50,9 @@ AVX2_TARGET void loop_lmk_iv_x16(uint8_t iv[16][16], const uint32_t seed_state[4
 		a1 = M5ADD(a1, sa1); b1 = M5ADD(b1, sb1);
 		c1 = M5ADD(c1, sc1); d1 = M5ADD(d1, sd1);
 	}
-	_mm256_store_si256((v8 *)out[0], a0); _mm256_store_si256((v8 *)out[1], b0);
-	_mm256_store_si256((v8 *)out[2], c0); _mm256_store_si256((v8 *)out[3], d0);
-	_mm256_store_si256((v8 *)out[4], a1); _mm256_store_si256((v8 *)out[5], b1);
-	_mm256_store_si256((v8 *)out[6], c1); _mm256_store_si256((v8 *)out[7], d1);
-	for (l = 0; l < 16; l++)
-		for (i = 0; i < 4; i++)
-			memcpy(iv[l] + 4 * i, &out[4 * (l / 8) + i][l % 8], 4);
+	md5_store_ivs16(iv, a0, b0, c0, d0, a1, b1, c1, d1);
 	/* the IV is derived from plaintext: wipe the copies */
 	explicit_bzero(last, sizeof(last));
-	explicit_bzero(out, sizeof(out));
 	explicit_bzero(w0, sizeof(w0));
 	explicit_bzero(w1, sizeof(w1));
 	_mm256_zeroall();
