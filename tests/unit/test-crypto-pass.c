@@ -309,6 +309,9 @@ static void test_tty_interrupt(void)
 
 		close(master);
 		setsid();
+		/* as in an interactive shell: a test run as a background job
+		 * inherits SIGINT ignored, and Ctrl-C would then do nothing */
+		signal(SIGINT, SIG_DFL);
 		fd = open(name, O_RDWR);	/* our controlling terminal */
 		if (fd < 0)
 			_exit(2);
