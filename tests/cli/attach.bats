@@ -5,7 +5,7 @@ bats_require_minimum_version 1.5.0
 
 load helpers
 
-setup() { common_setup; }
+setup() { cli_setup; }
 teardown() { common_teardown; }
 
 @test "attach with -f --show prints the device and maps the whole file" {

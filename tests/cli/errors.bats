@@ -3,7 +3,7 @@
 
 load helpers
 
-setup() { common_setup; }
+setup() { cli_setup; }
 teardown() { common_teardown; }
 
 @test "missing backing file" {

@@ -1,43 +1,21 @@
-# Shared setup for the losetup CLI tests. Every device a test attaches is
-# recorded, and teardown detaches exactly those, never anything else.
+# The losetup CLI tests: our losetup against util-linux's. attach, track
+# and teardown come from tests/lib/common.bash; teardown detaches with
+# util-linux's losetup, so that a bug of ours cannot hide a leak.
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.bash"
 
 : "${top_builddir:=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}"
 OUR_LOSETUP="$top_builddir/losetup/losetup"
 # util-linux's own losetup is the reference for every output compared here.
 UL_LOSETUP=/usr/sbin/losetup
+LOSETUP=$OUR_LOSETUP
+TL_DETACH=("$UL_LOSETUP" -d)
 
-common_setup() {
-	[ "$(id -u)" -eq 0 ] || skip "needs root for real loop devices"
+cli_setup() {
+	need_root
 	"$UL_LOSETUP" --version | grep -q util-linux ||
 		fail "$UL_LOSETUP is not util-linux's losetup"
-	TESTDIR=$(mktemp -d "${BATS_TMPDIR:-/tmp}/losetup-test.XXXXXX")
-	DEVLIST="$TESTDIR/devices"
-	: > "$DEVLIST"
-}
-
-common_teardown() {
-	local dev file
-	[ -n "${TESTDIR:-}" ] || return 0
-	while read -r dev; do
-		[ -n "$dev" ] || continue
-		file=$(cat "/sys/block/${dev#/dev/}/loop/backing_file" 2>/dev/null) || continue
-		# only detach a device that still points into our own directory
-		case "$file" in "$TESTDIR"/*) "$UL_LOSETUP" -d "$dev" ;; esac
-	done < "$DEVLIST"
-	if mountpoint -q "$TESTDIR/mnt" 2>/dev/null; then
-		umount "$TESTDIR/mnt"
-	fi
-	rm -rf "$TESTDIR"
-}
-
-fail() {
-	echo "$@" >&2
-	return 1
-}
-
-# Remember a device for teardown.
-track() {
-	echo "$1" >> "$DEVLIST"
+	common_setup losetup-test
+	track_mount "$TESTDIR/mnt"
 }
 
 # make_image NAME SIZE: a file of SIZE bytes of a recognisable pattern
@@ -45,14 +23,6 @@ make_image() {
 	local f="$TESTDIR/$1"
 	head -c "$2" /dev/urandom > "$f"
 	echo "$f"
-}
-
-# attach ARGS...: attach with our losetup -f --show, track, print device
-attach() {
-	local dev
-	dev=$("$OUR_LOSETUP" -f --show "$@") || return 1
-	track "$dev"
-	echo "$dev"
 }
 
 # run_both ARGS...: run util-linux's and our losetup with the same

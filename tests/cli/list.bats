@@ -5,7 +5,7 @@
 load helpers
 
 setup() {
-	common_setup
+	cli_setup
 	IMG1=$(make_image one.img 1048576)
 	IMG2=$(make_image "two with space.img" 2097152)
 	DEV1=$(attach "$IMG1")

@@ -1,6 +1,9 @@
-# Shared by the encrypted-device (e2e) tests. Every device a test attaches
-# is recorded, and teardown removes exactly those, their daemons and
-# mounts, never anything else. Passphrases go through fds, never argv/env.
+# Shared by the encrypted-device (e2e) tests, and by tests/mount and the
+# dm engine's VM suite. attach, track and teardown come from
+# tests/lib/common.bash; here: the engine, the daemons, the format checks.
+# Teardown removes exactly what a test made, its daemons and mounts,
+# never anything else. Passphrases go through fds, never argv/env.
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.bash"
 
 : "${top_builddir:=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}"
 # E2E_LOSETUP / E2E_FUSE_DAEMON: the binaries behind libtool's wrapper
@@ -12,19 +15,22 @@ UL_LOSETUP=/usr/sbin/losetup
 STATE_DIR=/run/cryptoloop
 # the engine the format suites run on: fuse here, kmod in the VM
 E2E_ENGINE=${E2E_ENGINE:-fuse}
+# attach uses it unless a test names an engine (auto included): on a
+# machine with dm-crypt, auto would pick dm for the FUSE tests
+ATTACH_ENGINE=$E2E_ENGINE
 
 # a passphrase long enough for loop-AES (20+), and one for cryptoloop
 PASS="correct horse battery staple 42"
 
 e2e_setup() {
-	[ "$(id -u)" -eq 0 ] || skip "needs root for loop devices and FUSE"
+	need_root "loop devices and FUSE"
 	[ "$E2E_ENGINE" != fuse ] || [ -c /dev/fuse ] || skip "needs /dev/fuse"
-	TESTDIR=$(mktemp -d "${BATS_TMPDIR:-/tmp}/cryptoloop-e2e.XXXXXX")
-	DEVLIST="$TESTDIR/devices"
+	common_setup cryptoloop-e2e
 	MNT="$TESTDIR/mnt"
 	mkdir -p "$MNT"
-	: > "$DEVLIST"
 	printf '%s\n' "$PASS" > "$TESTDIR/pass"
+	track_mount "$MNT"
+	on_teardown e2e_cleanup
 }
 
 # the pids of daemons serving images in our directory
@@ -32,44 +38,18 @@ our_daemons() {
 	pgrep -f -- "--image $TESTDIR/" || true
 }
 
-e2e_teardown() {
-	local dev pid
-	[ -n "${TESTDIR:-}" ] || return 0
-	mountpoint -q "$MNT" 2>/dev/null && umount "$MNT"
-	while read -r dev; do
-		[ -n "$dev" ] || continue
-		# only a device that still serves one of our images
-		if "$LOSETUP" -l -n -O BACK-FILE "$dev" 2>/dev/null | grep -q "^$TESTDIR/"; then
-			"$LOSETUP" -d "$dev" || true
-		fi
-	done < "$DEVLIST"
+# after the devices are detached: their daemons, a test's small file
+# system, and the records dead daemons left
+e2e_cleanup() {
+	local pid
 	for pid in $(our_daemons); do kill -9 "$pid" 2>/dev/null || true; done
 	[ -z "${TINYFS:-}" ] || ! mountpoint -q "$TINYFS" || umount "$TINYFS"
 	# listing collects what dead daemons left
 	"$LOSETUP" -a > /dev/null 2>&1 || true
-	rm -rf "$TESTDIR"
 }
 
-fail() {
-	echo "$@" >&2
-	return 1
-}
-
-track() {
-	echo "$1" >> "$DEVLIST"
-}
-
-# attach ARGS... IMAGE: losetup -f --show (--engine $E2E_ENGINE unless
-# ARGS name one) with fd 3 on $PASSFILE (default the test passphrase);
-# prints the device
-attach() {
-	local dev engine=()
-	# the suite's engine, unless the test names one (auto included): on a
-	# machine with dm-crypt, auto would pick dm for the FUSE tests
-	[[ " $* " == *" --engine "* ]] || engine=(--engine "$E2E_ENGINE")
-	dev=$("$LOSETUP" -f --show "${engine[@]}" "$@" 3< "${PASSFILE:-$TESTDIR/pass}") || return 1
-	track "$dev"
-	echo "$dev"
+e2e_teardown() {
+	common_teardown
 }
 
 detach() {

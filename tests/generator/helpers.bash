@@ -1,11 +1,13 @@
 # cryptoloop-generator tests: run the generator on a sample fstab into a
 # temp dir, then let systemd's own parser judge the units it wrote.
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.bash"
 
 : "${top_builddir:=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}"
 GENERATOR="$top_builddir/generator/cryptoloop-generator"
 
 gen_setup() {
-	T=$(mktemp -d "${BATS_TMPDIR:-/tmp}/cryptoloop-gen.XXXXXX")
+	common_setup cryptoloop-gen
+	T=$TESTDIR
 	mkdir -p "$T/normal" "$T/early" "$T/late" "$T/modules"
 	# an installed module, as depmod lists a dkms build
 	echo "updates/dkms/cryptoloop.ko.xz:" > "$T/modules/modules.dep"
@@ -14,7 +16,7 @@ gen_setup() {
 }
 
 gen_teardown() {
-	[ -z "${T:-}" ] || rm -rf "$T"
+	common_teardown
 }
 
 # generate LINE...: an fstab of these lines, and the generator run on it

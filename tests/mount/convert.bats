@@ -4,14 +4,17 @@
 # systemd read correctly. No root needed.
 bats_require_minimum_version 1.5.0
 
+load ../lib/common
+
 setup() {
 	: "${top_builddir:=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}"
 	HELPER="$top_builddir/mount/mount.cryptoloop"
-	T=$(mktemp -d "${BATS_TMPDIR:-/tmp}/cryptoloop-convert.XXXXXX")
+	common_setup cryptoloop-convert
+	T=$TESTDIR
 }
 
 teardown() {
-	rm -rf "$T"
+	common_teardown
 }
 
 convert() {

@@ -1,10 +1,14 @@
 # Shared by the cryptoloop-reencrypt tests. Reference images come from
 # aespipe (loop-AES's own tool), never from our code. Passphrases and
-# keys go through fds, never argv or the environment.
+# keys go through fds, never argv or the environment. The scratch
+# directory and teardown come from tests/lib/common.bash.
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.bash"
 
 : "${top_builddir:=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}"
 : "${top_srcdir:=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}"
 REENC="$top_builddir/reencrypt/cryptoloop-reencrypt"
+# lists and detaches what a test attached (a FUSE-engine device too)
+LOSETUP="$top_builddir/losetup/losetup"
 # the binary behind libtool's wrapper script: the crash tests start it
 # hundreds of times, and the wrapper costs more than the run
 if [ -x "$top_builddir/reencrypt/.libs/cryptoloop-reencrypt" ]; then
@@ -19,14 +23,14 @@ PASS_NEW="a brand new passphrase, longer"
 
 reenc_setup() {
 	command -v aespipe >/dev/null || skip "needs aespipe"
-	TESTDIR=$(mktemp -d "${BATS_TMPDIR:-/tmp}/cryptoloop-reenc.XXXXXX")
+	common_setup cryptoloop-reenc
 	printf '%s\n' "$PASS_OLD" > "$TESTDIR/p_old"
 	printf '%s\n' "$PASS_NEW" > "$TESTDIR/p_new"
 	IMG="$TESTDIR/img"
 }
 
 reenc_teardown() {
-	[ -z "${TESTDIR:-}" ] || rm -rf "$TESTDIR"
+	common_teardown
 }
 
 # plain FILE SIZE: random plaintext
@@ -56,7 +60,3 @@ hex_of() {
 	od -An -v -tx1 "$1" | tr -d ' \n'
 }
 
-fail() {
-	echo "$@" >&2
-	return 1
-}

@@ -27,13 +27,8 @@ setup() {
 }
 
 teardown() {
-	if [ -n "${OURDEV:-}" ] && "$UL_LOSETUP" -n -O BACK-FILE "$OURDEV" 2>/dev/null |
-		grep -q "^$TESTDIR/"; then
-		"$UL_LOSETUP" -d "$OURDEV" || true
-	fi
-	[ -z "${TINYFS:-}" ] || ! mountpoint -q "$TINYFS" || umount "$TINYFS"
-	[ -z "${WORK:-}" ] || rm -rf "$WORK"
 	reenc_teardown
+	[ -z "${WORK:-}" ] || rm -rf "$WORK"
 }
 
 # the old data 64 KiB before the header's end: it moves up by 64 KiB, one
@@ -175,6 +170,7 @@ crash_loop() {
 	TINYFS="$TESTDIR/tiny"
 	mkdir "$TINYFS"
 	mount -t tmpfs -o size=8m tmpfs "$TINYFS"
+	track_mount "$TINYFS"
 	cp "$TESTDIR/orig" "$TINYFS/img"
 	run to_luks2 "$TINYFS/img" --journal "$TESTDIR/journal"
 	[ "$status" -eq 1 ]
@@ -188,6 +184,7 @@ crash_loop() {
 	[ "$(id -u)" -eq 0 ] || skip "needs root"
 	cp "$TESTDIR/orig" "$IMG"
 	OURDEV=$("$UL_LOSETUP" -f --show "$IMG") || skip "no free loop device"
+	track "$OURDEV"
 	run to_luks2 "$OURDEV" --journal "$TESTDIR/journal"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"$OURDEV: a block device cannot grow to make room for the LUKS2 header; give --header <file>"* ]]

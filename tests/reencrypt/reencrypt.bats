@@ -139,6 +139,7 @@ teardown() {
 	aespipe_enc "$TESTDIR/expect" "$TESTDIR/p_new" -e AES256
 	local dev
 	dev=$(/usr/sbin/losetup -f --show "$IMG") || skip "no free loop device"
+	track "$dev"
 	run "$REENC" -e AES256 -p 3 "$dev" --new -e AES256 -p 4 --journal "$TESTDIR/j" \
 		3<"$TESTDIR/p_old" 4<"$TESTDIR/p_new"
 	/usr/sbin/losetup -d "$dev"

@@ -16,13 +16,6 @@ setup() {
 }
 
 teardown() {
-	# only the device this test attached, and only while it still holds our
-	# image (our losetup names the image behind a FUSE-engine device too)
-	if [ -n "${OURDEV:-}" ] && "$LOSETUP" -l -n -O BACK-FILE "$OURDEV" 2>/dev/null |
-		grep -q "^$TESTDIR/"; then
-		"$LOSETUP" -d "$OURDEV" || true
-	fi
-	[ -z "${TINYFS:-}" ] || ! mountpoint -q "$TINYFS" || umount "$TINYFS"
 	reenc_teardown
 }
 
@@ -40,6 +33,7 @@ unchanged() {
 @test "an image attached to a kernel loop device is refused" {
 	[ "$(id -u)" -eq 0 ] || skip "needs root"
 	OURDEV=$("$UL_LOSETUP" -f --show -r "$IMG") || skip "no free loop device"
+	track "$OURDEV"
 	reenc "$IMG"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"$IMG: in use by $OURDEV; detach it first"* ]]
@@ -51,7 +45,7 @@ unchanged() {
 	[ -c /dev/fuse ] || skip "needs /dev/fuse"
 	export CRYPTOLOOP_FUSE_DAEMON="$top_builddir/fuse/cryptoloop-fuse"
 	[ -x "$CRYPTOLOOP_FUSE_DAEMON" ] || skip "FUSE engine not built"
-	OURDEV=$("$LOSETUP" -f --show --engine fuse -e AES256 -p 3 "$IMG" 3<"$TESTDIR/p_old") ||
+	OURDEV=$(PASSFILE="$TESTDIR/p_old" attach --engine fuse -e AES256 -p 3 "$IMG") ||
 		skip "no free loop device"
 	reenc "$IMG"
 	[ "$status" -eq 1 ]
@@ -91,6 +85,7 @@ unchanged() {
 	TINYFS="$TESTDIR/tiny"
 	mkdir "$TINYFS"
 	mount -t tmpfs -o size=64k tmpfs "$TINYFS"
+	track_mount "$TINYFS"
 	head -c 1M /dev/zero > "$TINYFS/fill" 2>/dev/null || true
 	reenc --journal "$TINYFS/journal" "$IMG"
 	[ "$status" -eq 1 ]
@@ -128,6 +123,7 @@ unchanged() {
 @test "a block device needs --journal" {
 	[ "$(id -u)" -eq 0 ] || skip "needs root"
 	OURDEV=$("$UL_LOSETUP" -f --show "$IMG") || skip "no free loop device"
+	track "$OURDEV"
 	run "$REENC" -e AES256 -p 3 "$OURDEV" --new -e AES128 -p 4 \
 		3<"$TESTDIR/p_old" 4<"$TESTDIR/p_new"
 	[ "$status" -eq 1 ]

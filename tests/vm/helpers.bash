@@ -1,46 +1,26 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Shared by the guest-side bats suites.  Runs inside the VM only (as root),
-# started by tests/vm/guest-kmod through tests/vm/run.
+# Shared by the guest-side bats suites of the module (kmod.bats,
+# losetup-kmod.bats, swap.bats).  Runs inside the VM only (as root),
+# started by tests/vm/guest-kmod or guest-swap through tests/vm/run.
 #
-# Every test works in its own directory under /tmp (guest tmpfs) and
-# registers what it attaches or opens; teardown undoes exactly that.
+# Every test works in its own directory $T under /tmp (guest tmpfs) and
+# registers what it attaches, mounts or opens (tests/lib/common.bash:
+# attach, track, track_mount, track_map, on_teardown); teardown undoes
+# exactly that.  Devices are attached with clctl, the ioctl tool.
+
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.bash"
 
 CLCTL=${CLVM_BIN:?run inside tests/vm/run}/clctl
+ATTACH_WITH=clctl
 PY=/usr/bin/python3
 
 clvm_setup() {
-	T=$(mktemp -d /tmp/clt.XXXXXX)
-	CL_DEVS=()
-	CL_MAPS=()
-	CL_MOUNTS=()
-	CL_CLEANUP=()
-}
-
-clvm_umount_all() {
-	local i
-	for ((i = ${#CL_MOUNTS[@]} - 1; i >= 0; i--)); do
-		if mountpoint -q "${CL_MOUNTS[i]}"; then
-			umount "${CL_MOUNTS[i]}" 2>/dev/null || true
-		fi
-	done
+	common_setup clt
+	T=$TESTDIR
 }
 
 clvm_teardown() {
-	local m d c
-	# Mounts on our devices go first, mounts holding backing files last.
-	clvm_umount_all
-	for m in "${CL_MAPS[@]}"; do
-		cryptsetup close "$m" 2>/dev/null || true
-	done
-	for d in "${CL_DEVS[@]}"; do
-		# Only detach what this test attached and is still bound.
-		[ -d "/sys/block/$(basename "$d")/loop" ] && "$CLCTL" detach "$d" 2>/dev/null
-	done
-	for c in "${CL_CLEANUP[@]}"; do
-		eval "$c" || true
-	done
-	clvm_umount_all
-	rm -rf "$T"
+	common_teardown
 }
 
 # fails CMD...: succeed only if CMD fails.  Use this, not "! CMD": bash's
@@ -58,29 +38,19 @@ clvm_load() {
 	[ -c /dev/cryptoloop-control ]
 }
 
-# free_dev: print a free /dev/cryptoloopN (creates one if needed).
+# free_dev: print a free /dev/cryptoloopN (creates one if needed); attach
+# takes it when no device is named.
 free_dev() {
 	local n
 	n=$("$CLCTL" getfree) || return 1
 	echo "/dev/cryptoloop$n"
 }
 
-# attach VAR FILE [clctl attach options]: attach FILE to a free device,
-# register it for teardown and store its path in VAR.
-attach() {
-	local _var=$1 _dev
-	shift
-	_dev=$(free_dev) || return 1
-	CL_DEVS+=("$_dev")
-	"$CLCTL" attach "$_dev" "$@" || return 1
-	printf -v "$_var" '%s' "$_dev"
-}
-
 # dm_open NAME cryptsetup-open-args...: open a dm-crypt reference mapping.
 dm_open() {
 	local name=$1
 	shift
-	CL_MAPS+=("$name")
+	track_map "$name"
 	cryptsetup open "$@" "$name"
 }
 

@@ -42,7 +42,7 @@ teardown() {
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"File exists"* ]]
 	truncate -s 1M "$T/img"
-	CL_DEVS+=(/dev/cryptoloop40)
+	track /dev/cryptoloop40
 	"$CLCTL" attach /dev/cryptoloop40 "$T/img"
 	run "$CLCTL" remove 40
 	[ "$status" -ne 0 ]
@@ -73,8 +73,8 @@ cross_check() {
 	dd if="$T/head" of="$T/ours" conv=notrunc status=none
 	dd if="$T/head" of="$T/theirs" conv=notrunc status=none
 
-	attach dev "$T/ours" --cipher "$cipher" --key "$T/key" \
-		--offset "$offset" --init "$bias"
+	dev=$(attach "$T/ours" --cipher "$cipher" --key "$T/key" \
+		--offset "$offset" --init "$bias")
 	dd if="$T/plain" of="$dev" bs=256k oflag=direct status=none
 	"$CLCTL" detach "$dev"
 
@@ -144,8 +144,8 @@ lmk_check() {
 	# Key 0 from SET_STATUS64 fixes cipher and key length; the multi-key
 	# ioctl then installs all 64 keys (and the v3 seed).
 	head -c "$kb" "$T/keys.bin" >"$T/key0"
-	attach dev "$T/ours" --cipher aes-cbc-plain64 --key "$T/key0" \
-		--offset "$offset"
+	dev=$(attach "$T/ours" --cipher aes-cbc-plain64 --key "$T/key0" \
+		--offset "$offset")
 	"$CLCTL" multikey "$dev" "$T/keys.bin"
 	[ "$(cat /sys/block/${dev#/dev/}/loop/multi_key)" = "$n" ]
 	[ "$(cat /sys/block/${dev#/dev/}/loop/cipher)" = aes-cbc-lmk ]
@@ -190,7 +190,7 @@ lmk_check() {
 	head -c 16 /dev/urandom >"$T/key"
 	head -c $((1 << 20)) /dev/urandom >"$T/plain"
 	truncate -s 2M "$T/img"
-	attach dev "$T/img" --type 16 --key "$T/key" --key-size 128
+	dev=$(attach "$T/img" --type 16 --key "$T/key" --key-size 128)
 	run "$CLCTL" status "$dev"
 	[[ "$output" == *"crypt_name aes-cbc-plain64"* ]]
 	[[ "$output" == *"key_size 16"* ]]
@@ -205,7 +205,7 @@ lmk_check() {
 	head -c 32 /dev/urandom >"$T/key"
 	head -c $((1 << 20)) /dev/urandom >"$T/plain"
 	truncate -s 2M "$T/img"
-	attach dev "$T/img" --type 3 --key "$T/key" --key-size 256
+	dev=$(attach "$T/img" --type 3 --key "$T/key" --key-size 256)
 	[ "$(cat /sys/block/${dev#/dev/}/loop/cipher)" = twofish-cbc-plain64 ]
 	dd if="$T/plain" of="$dev" bs=64k oflag=direct status=none
 	"$CLCTL" detach "$dev"
@@ -231,10 +231,10 @@ lmk_check() {
 @test "ext4 on cryptoloop survives detach, reattach and remount; dm-crypt sees the same fs" {
 	head -c 32 /dev/urandom >"$T/key"
 	truncate -s 64M "$T/img"
-	attach dev "$T/img" --cipher aes-cbc-plain --key "$T/key"
+	dev=$(attach "$T/img" --cipher aes-cbc-plain --key "$T/key")
 	mkfs.ext4 -q -F "$dev"
 	mkdir "$T/mnt"
-	CL_MOUNTS+=("$T/mnt")
+	track_mount "$T/mnt"
 	mount "$dev" "$T/mnt"
 	head -c $((3 << 20)) /dev/urandom >"$T/mnt/data"
 	mkdir "$T/mnt/dir"
@@ -262,7 +262,7 @@ lmk_check() {
 @test "concurrent mixed-size random writes verify through us and through dm-crypt (fio, 4 jobs)" {
 	head -c 32 /dev/urandom >"$T/key"
 	truncate -s 32M "$T/img"
-	attach dev "$T/img" --cipher aes-cbc-plain64 --key "$T/key"
+	dev=$(attach "$T/img" --cipher aes-cbc-plain64 --key "$T/key")
 	# Four jobs, each on its own 8 MiB, 4-128 KiB blocks, 16 in flight:
 	# many requests in our workqueue at once.  Then read back and check.
 	fio_args=(--ioengine=libaio --direct=1 --iodepth=16 --numjobs=4
@@ -283,7 +283,7 @@ lmk_check() {
 	head -c 32 /dev/urandom >"$T/key2"
 	head -c $((1 << 20)) /dev/urandom >"$T/plain"
 	truncate -s 2M "$T/img"
-	attach dev "$T/img" --cipher aes --key "$T/key"
+	dev=$(attach "$T/img" --cipher aes --key "$T/key")
 	dd if="$T/plain" of="$dev" bs=64k oflag=direct status=none
 	"$CLCTL" detach "$dev"
 	fails cmp -s -n $((1 << 20)) "$T/plain" "$T/img"
@@ -294,7 +294,7 @@ lmk_check() {
 @test "GET_STATUS64 never returns the key, also not to an unprivileged user" {
 	head -c 32 /dev/urandom >"$T/key"
 	truncate -s 1M "$T/img"
-	attach dev "$T/img" --cipher aes-cbc-plain --key "$T/key"
+	dev=$(attach "$T/img" --cipher aes-cbc-plain --key "$T/key")
 	zero=$(printf '0%.0s' $(seq 64))
 	run "$CLCTL" status "$dev"
 	[ "$status" -eq 0 ]
@@ -303,7 +303,7 @@ lmk_check() {
 	[[ "$output" == *"encrypt_type 18"* ]]
 	# Let "nobody" open the node read-only, as a udev rule might.
 	mode=$(stat -c %a "$dev")
-	CL_CLEANUP+=("chmod $mode $dev")
+	on_teardown "chmod $mode $dev"
 	chmod 0644 "$dev"
 	run setpriv --reuid=nobody --regid=nogroup --clear-groups \
 		"$CLCTL" status "$dev"
@@ -321,8 +321,8 @@ lmk_check() {
 @test "sysfs loop/ attributes match loop's names and report the setup" {
 	head -c 32 /dev/urandom >"$T/key"
 	truncate -s 4M "$T/img"
-	attach dev "$T/img" --cipher aes-cbc-plain64 --key "$T/key" \
-		--offset 1024 --sizelimit 1048576
+	dev=$(attach "$T/img" --cipher aes-cbc-plain64 --key "$T/key" \
+		--offset 1024 --sizelimit 1048576)
 	s=/sys/block/${dev#/dev/}/loop
 	[ "$(cat $s/backing_file)" = "$T/img" ]
 	[ "$(cat $s/offset)" = 1024 ]
@@ -342,7 +342,7 @@ lmk_check() {
 	head -c 32 /dev/urandom >"$T/key"
 	truncate -s 1M "$T/img"
 	dev=$(free_dev)
-	CL_DEVS+=("$dev")
+	track "$dev"
 	run "$CLCTL" attach "$dev" "$T/img" --cipher nosuchcipher --key "$T/key"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"Invalid argument"* ]]
@@ -380,7 +380,7 @@ lmk_check() {
 	head -c 32 /dev/urandom >"$T/key"
 	head -c $((2 << 20)) /dev/urandom >"$T/plain"
 	truncate -s 1M "$T/img"
-	attach dev "$T/img" --set-fd --cipher aes-cbc-plain --key "$T/key"
+	dev=$(attach "$T/img" --set-fd --cipher aes-cbc-plain --key "$T/key")
 	[ "$(blockdev --getsize64 "$dev")" = 1048576 ]
 	truncate -s 3M "$T/img"
 	"$CLCTL" capacity "$dev"
@@ -408,10 +408,10 @@ lmk_check() {
 	truncate -s 64M "$T/fs.img"
 	mkfs.ext4 -q -F "$T/fs.img"
 	mkdir "$T/fs"
-	CL_MOUNTS+=("$T/fs")
+	track_mount "$T/fs"
 	mount -o loop "$T/fs.img" "$T/fs"
 	truncate -s 4M "$T/fs/img"
-	attach dev "$T/fs/img" --cipher aes-cbc-plain --key "$T/key" --dio
+	dev=$(attach "$T/fs/img" --cipher aes-cbc-plain --key "$T/key" --dio)
 	[ "$(cat /sys/block/${dev#/dev/}/loop/dio)" = 1 ]
 	dd if="$T/plain" of="$dev" bs=256k oflag=direct status=none
 	cmp -n $((2 << 20)) "$T/plain" "$dev"
@@ -441,7 +441,7 @@ swap_state() {
 	truncate -s 24M "$T/fs.img"
 	mkfs.ext4 -q -F -b 4096 "$T/fs.img"
 	mkdir "$T/fs"
-	CL_MOUNTS+=("$T/fs")
+	track_mount "$T/fs"
 	mount -o loop "$T/fs.img" "$T/fs"
 	# Fill it, then free every other 64 KiB (the zero ones, punched by
 	# fallocate -d), so the file we pin lies in many pieces and the map
@@ -464,14 +464,14 @@ PY
 	truncate -s 4M "$T/fs/sparse"
 	fallocate -l 4M "$T/fs/unwritten"
 	for f in sparse unwritten; do
-		attach d "$T/fs/$f" --cipher aes-cbc-plain64 --key "$T/key"
+		d=$(attach "$T/fs/$f" --cipher aes-cbc-plain64 --key "$T/key")
 		fails swap_pin "$d" 1
 		[ "$(swap_state "$d")" = 0 ]
 		echo x >>"$T/fs/$f"
 		"$CLCTL" detach "$d"
 	done
 
-	attach dev "$T/fs/img" --cipher aes-cbc-plain64 --key "$T/key"
+	dev=$(attach "$T/fs/img" --cipher aes-cbc-plain64 --key "$T/key")
 	[ "$(swap_state "$dev")" = 0 ]
 	swap_pin "$dev" 1
 	[ "$(swap_state "$dev")" = 1 ]
@@ -490,7 +490,7 @@ PY
 	[ "$(du -k "$T/fs/img" | cut -f1)" = "$used" ]
 	dd if="$dev" bs=192k count=16 iflag=direct status=none | cmp - "$T/plain"
 	# A second device cannot pin it too.
-	attach dev2 "$T/fs/img" --cipher aes-cbc-plain64 --key "$T/key"
+	dev2=$(attach "$T/fs/img" --cipher aes-cbc-plain64 --key "$T/key")
 	fails swap_pin "$dev2" 1
 	"$CLCTL" detach "$dev2"
 
@@ -517,8 +517,8 @@ PY
 	head -c $((2 << 20)) /dev/urandom >"$T/plain"
 	truncate -s 4M "$T/img"
 	lodev=$(losetup --show -f "$T/img")
-	CL_CLEANUP+=("losetup -d $lodev")
-	attach dev "$lodev" --cipher aes-cbc-plain64 --key "$T/key"
+	on_teardown "losetup -d $lodev"
+	dev=$(attach "$lodev" --cipher aes-cbc-plain64 --key "$T/key")
 	dd if="$T/plain" of="$dev" bs=256k oflag=direct status=none
 	"$CLCTL" detach "$dev"
 	dm_open bd --type plain --cipher aes-cbc-plain64 --key-size 256 \
@@ -536,7 +536,7 @@ PY
 @test "LO_FLAGS_PARTSCAN: partitions on an encrypted image appear and go with the device" {
 	head -c 32 /dev/urandom >"$T/key"
 	truncate -s 8M "$T/img"
-	attach dev "$T/img" --cipher aes-cbc-plain64 --key "$T/key"
+	dev=$(attach "$T/img" --cipher aes-cbc-plain64 --key "$T/key")
 	# An MBR with two Linux partitions: 2 MiB at 1 MiB, the rest after.
 	"$PY" - "$dev" <<'PY'
 import struct, sys
@@ -564,7 +564,7 @@ PY
 @test "discard punches holes in the backing file" {
 	head -c 32 /dev/urandom >"$T/key"
 	truncate -s 16M "$T/img"
-	attach dev "$T/img" --cipher aes --key "$T/key"
+	dev=$(attach "$T/img" --cipher aes --key "$T/key")
 	dd if=/dev/zero of="$dev" bs=1M count=16 oflag=direct status=none
 	before=$(du -k "$T/img" | cut -f1)
 	[ "$before" -ge 16000 ]
@@ -577,7 +577,7 @@ PY
 	head -c 32 /dev/urandom >"$T/key"
 	truncate -s 1M "$T/img"
 	dev=$(free_dev)
-	CL_DEVS+=("$dev")
+	track "$dev"
 	exec 7<"$dev"
 	"$CLCTL" attach "$dev" "$T/img" --cipher aes --key "$T/key" --autoclear
 	[ "$(cat /sys/block/${dev#/dev/}/loop/autoclear)" = 1 ]
@@ -588,11 +588,11 @@ PY
 @test "a full backing filesystem gives EIO, and what was written stays intact" {
 	head -c 32 /dev/urandom >"$T/key"
 	mkdir "$T/small"
-	CL_MOUNTS+=("$T/small")
+	track_mount "$T/small"
 	mount -t tmpfs -o size=6M tmpfs "$T/small"
 	truncate -s 32M "$T/small/img"
 	head -c $((4 << 20)) /dev/urandom >"$T/plain"
-	attach dev "$T/small/img" --cipher aes-cbc-plain --key "$T/key"
+	dev=$(attach "$T/small/img" --cipher aes-cbc-plain --key "$T/key")
 	dd if="$T/plain" of="$dev" bs=1M oflag=direct status=none
 	run dd if=/dev/urandom of="$dev" bs=1M seek=4 count=8 oflag=direct status=none
 	[ "$status" -ne 0 ]
@@ -606,7 +606,7 @@ PY
 	head -c 32 /dev/urandom >"$T/key"
 	truncate -s 1M "$T/img"
 	dev=$(free_dev)
-	CL_DEVS+=("$dev")
+	track "$dev"
 	ndev=$(ls /sys/block | grep -c cryptoloop)
 	sync; echo 3 >/proc/sys/vm/drop_caches
 	# Warm up slab caches so the first allocations do not count as leaks.
@@ -647,7 +647,7 @@ PY
 @test "unload is refused while a device is attached, clean after detach; 20 load/unload cycles" {
 	head -c 32 /dev/urandom >"$T/key"
 	truncate -s 1M "$T/img"
-	attach dev "$T/img" --cipher aes --key "$T/key"
+	dev=$(attach "$T/img" --cipher aes --key "$T/key")
 	[ "$(cat /sys/module/cryptoloop/refcnt)" = 1 ]
 	run rmmod cryptoloop
 	[ "$status" -ne 0 ]

@@ -21,6 +21,7 @@ setup() {
 	}
 	export LD_LIBRARY_PATH=$CLVM_PREFIX/lib
 	L=$CLVM_PREFIX/sbin/losetup
+	LOSETUP=$L ATTACH_ENGINE=kmod
 	clvm_setup
 	clvm_load
 }
@@ -29,13 +30,12 @@ teardown() {
 	clvm_teardown
 }
 
-# lo_attach VAR LOSETUP-ARGS...: attach through losetup (fd 3 is the
-# passphrase file $T/pass), register the device for teardown.
+# lo_attach VAR LOSETUP-ARGS...: attach $T/img through losetup's kmod
+# engine (fd 3 is the passphrase file $T/pass); attach tracks it.
 lo_attach() {
 	local _var=$1 _dev
 	shift
-	_dev=$("$L" --engine kmod "$@" -f --show "$T/img" 3<"$T/pass") || return 1
-	CL_DEVS+=("$_dev")
+	_dev=$(ATTACH_WITH=losetup attach "$@" "$T/img") || return 1
 	[[ "$_dev" == /dev/cryptoloop* ]] || return 1
 	printf -v "$_var" '%s' "$_dev"
 }
@@ -47,7 +47,7 @@ fs_roundtrip() {
 	shift
 	mkfs.ext4 -q -F "$dev"
 	mkdir -p "$T/mnt"
-	CL_MOUNTS+=("$T/mnt")
+	track_mount "$T/mnt"
 	mount "$dev" "$T/mnt"
 	head -c $((1 << 20)) /dev/urandom >"$T/mnt/data"
 	for i in $(seq 20); do echo "line $i" >"$T/mnt/f$i"; done
@@ -120,7 +120,7 @@ multikey_vs_cryptsetup() {
 @test "losetup -e AES128 -K (gpg-encrypted 65-line key file) = cryptsetup loopaes, both ways" {
 	loopaes_keyfile "$T/keys" 65
 	mkdir -m 700 "$T/gnupg"
-	CL_CLEANUP+=("gpgconf --homedir '$T/gnupg' --kill all")
+	on_teardown "gpgconf --homedir '$T/gnupg' --kill all"
 	echo "gpg passphrase for the key file" >"$T/pass"
 	gpg --homedir "$T/gnupg" --batch --no-options --quiet \
 		--pinentry-mode loopback --passphrase-fd 3 --symmetric \
@@ -146,7 +146,7 @@ multikey_vs_cryptsetup() {
 	echo "a passphrase under 32" >"$T/pass"
 	truncate -s 8M "$T/img"
 	dev=$("$L" -e aes -p 3 -o 4096 -f --show "$T/img" 3<"$T/pass")
-	CL_DEVS+=("$dev")
+	track "$dev"
 	[[ "$dev" == /dev/cryptoloop* ]]
 	[ "$("$L" -l -n -O ENGINE "$dev" | tr -d ' ')" = kmod ]
 	"$L" -a | grep -q "^$dev: .*($T/img), offset 4096, encryption aes"
@@ -157,7 +157,7 @@ multikey_vs_cryptsetup() {
 @test "losetup -e AES128 -H random on kmod: losetup.8's swap recipe, no passphrase, 65 keys, new keys each attach" {
 	truncate -s 64M "$T/img"
 	dev=$(free_dev)
-	CL_DEVS+=("$dev")
+	track "$dev"
 	# no passphrase source at all, and no terminal: nothing to read
 	setsid -w "$L" --engine kmod -e AES128 -H random "$dev" "$T/img" </dev/null
 	[ "$(cat "/sys/block/${dev#/dev/}/loop/multi_key")" = 65 ]
@@ -178,12 +178,12 @@ multikey_vs_cryptsetup() {
 	truncate -s 64M "$T/fs.img"
 	mkfs.ext4 -q -F "$T/fs.img"
 	mkdir "$T/fs"
-	CL_MOUNTS+=("$T/fs")
+	track_mount "$T/fs"
 	mount -o loop "$T/fs.img" "$T/fs"
 	dd if=/dev/zero of="$T/fs/swap.img" bs=1M count=16 status=none
 	dev=$(setsid -w "$L" -f --show --engine kmod -e AES128 -H random --swap \
 		"$T/fs/swap.img" </dev/null)
-	CL_DEVS+=("$dev")
+	track "$dev"
 	[ "$(cat "/sys/block/${dev#/dev/}/loop/swap")" = 1 ]
 	fails truncate -s 1M "$T/fs/swap.img"
 	mkswap "$dev"

@@ -41,7 +41,7 @@ setup_file() {
 # the inode lock, in the middle of swap-out.
 swapfile() {
 	dd if=/dev/zero of="$SWAP_MNT/$1" bs=1M count="$SWAP_MIB" oflag=direct status=none
-	CL_CLEANUP+=("rm -f $SWAP_MNT/$1")
+	on_teardown "rm -f $SWAP_MNT/$1"
 }
 
 teardown_file() {
@@ -70,13 +70,13 @@ stress() {
 
 @test "swap on a file-backed /dev/cryptoloop (aes-cbc-plain64, ext4 file, loop/swap=1)" {
 	swapfile cl.swap
-	attach dev "$SWAP_MNT/cl.swap" --cipher aes-cbc-plain64 --key "$T/key"
+	dev=$(attach "$SWAP_MNT/cl.swap" --cipher aes-cbc-plain64 --key "$T/key")
 	echo 1 >"/sys/block/${dev#/dev/}/loop/swap"
 	stress "$dev"
 }
 
 @test "swap on a block-backed /dev/cryptoloop (aes-cbc-plain64, whole disk)" {
-	attach dev "$SWAP_BLOCK_DISK" --cipher aes-cbc-plain64 --key "$T/key"
+	dev=$(attach "$SWAP_BLOCK_DISK" --cipher aes-cbc-plain64 --key "$T/key")
 	stress "$dev"
 }
 
@@ -94,7 +94,7 @@ stress() {
 	# direct I/O, as our device does for swap on its own: buffered, the
 	# loop device parks swapped-out memory in the ext4 file's page cache
 	loopdev=$(losetup -f --show --direct-io=on "$SWAP_MNT/dm.swap")
-	CL_CLEANUP+=("losetup -d $loopdev")
+	on_teardown "losetup -d $loopdev"
 	dm_open clswap --type plain --cipher aes-cbc-plain64 --key-size 256 \
 		--key-file "$T/key" "$loopdev"
 	stress /dev/mapper/clswap
@@ -111,7 +111,7 @@ stress() {
 	modprobe -q dm_mod || true
 	dev=$(LD_LIBRARY_PATH=$CLVM_PREFIX/lib "$L" --engine dm -e AES128 -H random \
 		-f --show "$SWAP_BLOCK_DISK")
-	CL_CLEANUP+=("swapoff $dev 2>/dev/null; LD_LIBRARY_PATH=$CLVM_PREFIX/lib $L -d $dev")
+	on_teardown "swapoff $dev 2>/dev/null; LD_LIBRARY_PATH=$CLVM_PREFIX/lib $L -d $dev"
 	[ "$dev" = "/dev/mapper/cryptoloop-${SWAP_BLOCK_DISK#/dev/}" ]
 	# straight on the disk, and 65 random keys: loop-AES multi-key v3,
 	# dm-crypt's lmk
@@ -130,6 +130,6 @@ stress() {
 	swapfile dmengine.swap
 	dev=$(LD_LIBRARY_PATH=$CLVM_PREFIX/lib "$L" --engine dm -e AES128 -H random \
 		--direct-io=on -f --show "$SWAP_MNT/dmengine.swap")
-	CL_CLEANUP+=("swapoff $dev 2>/dev/null; LD_LIBRARY_PATH=$CLVM_PREFIX/lib $L -d $dev")
+	on_teardown "swapoff $dev 2>/dev/null; LD_LIBRARY_PATH=$CLVM_PREFIX/lib $L -d $dev"
 	stress "$dev"
 }

@@ -48,19 +48,17 @@ same_both_ways() {
 	# libloop wrote it, the kernel reads it.
 	{ head -c "$off" /dev/zero; cat "$T/lib.bin"; } >"$img"
 	dev=$(free_loop)
-	attach "$dev" "$img" --set-fd --key "$T/key" --offset "$off" "$@"
+	attach --on "$dev" "$img" --set-fd --key "$T/key" --offset "$off" "$@"
 	cmp "$T/plain" "$dev"
 	"$CLCTL" detach "$dev"
-	CLX_DEVS=()
 
 	# The kernel writes it: the same bytes as libloop's.
 	truncate -s 0 "$img"
 	truncate -s $((off + 131072)) "$img"
 	dev=$(free_loop)
-	attach "$dev" "$img" --set-fd --key "$T/key" --offset "$off" "$@"
+	attach --on "$dev" "$img" --set-fd --key "$T/key" --offset "$off" "$@"
 	dd if="$T/plain" of="$dev" bs=65536 conv=fsync status=none
 	"$CLCTL" detach "$dev"
-	CLX_DEVS=()
 	cmp "$T/lib.bin" <(tail -c +$((off + 1)) "$img")
 }
 

@@ -1,10 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Shared helpers for the 5.10 guest suite (tests/vm/legacy/*.bats).  They
-# run inside the guest booted by boot-5.10, as root.
+# run inside the guest booted by boot-5.10, as root.  attach (here: clctl
+# on a stock /dev/loopN named with --on), track and teardown come from
+# tests/lib/common.bash.
 
 : "${CLVM_BIN:?run this suite in the guest: tests/vm/legacy/run-suite}"
 : "${CLX_KO:?}"
+. "$(dirname "${BASH_SOURCE[0]}")/../../lib/common.bash"
 CLCTL=$CLVM_BIN/clctl
+ATTACH_WITH=clctl
 MODNAME=cryptoloop_xfer
 
 # Load loop and our transfer module if they are not there yet.
@@ -58,37 +62,12 @@ check_sector() {
 	fi
 }
 
-# Devices, mounts and dm maps made by a test, undone in teardown.
-CLX_DEVS=()
-CLX_MNTS=()
-CLX_MAPS=()
-
 free_loop() {
 	losetup -f
 }
 
-# attach DEV IMG [clctl attach options]: attach and remember for teardown.
-attach() {
-	local dev=$1
-	shift
-	"$CLCTL" attach "$dev" "$@" || return 1
-	CLX_DEVS+=("$dev")
-}
-
 clx_teardown() {
-	local m d
-	for m in "${CLX_MNTS[@]}"; do
-		umount "$m" 2>/dev/null
-	done
-	for m in "${CLX_MAPS[@]}"; do
-		dmsetup remove --noudevsync "$m" 2>/dev/null
-	done
-	for d in "${CLX_DEVS[@]}"; do
-		"$CLCTL" detach "$d" 2>/dev/null
-	done
-	CLX_DEVS=()
-	CLX_MNTS=()
-	CLX_MAPS=()
+	common_teardown
 }
 
 # dm_open NAME DEV TABLE_CIPHER KEY_HEX IV_OFFSET DEV_OFFSET SECTORS
@@ -99,7 +78,7 @@ dm_open() {
 	# No udevd in the guest: do not wait for it, make the node ourselves.
 	echo "0 $sectors crypt $cipher $key $ivoff $dev $off" |
 		dmsetup create "$name" --readonly --noudevsync || return 1
-	CLX_MAPS+=("$name")
+	track_map "$name"
 	dmsetup mknodes "$name"
 	[ -b "/dev/mapper/$name" ]
 }

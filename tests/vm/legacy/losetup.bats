@@ -38,15 +38,9 @@ setup() {
 }
 
 teardown() {
-	local m
-	for m in "${CLX_MNTS[@]}"; do
-		umount "$m" 2>/dev/null
-	done
-	for m in "${CLX_DEVS[@]}"; do
-		"$LOSETUP" -d "$m" 2>/dev/null
-	done
-	CLX_MNTS=()
-	CLX_DEVS=()
+	# our losetup set the devices up: it takes them down
+	TL_DETACH=("$LOSETUP" -d)
+	clx_teardown
 	local bad
 	bad=$(dmesg_bad "lo$BATS_TEST_NUMBER")
 	[ -z "$bad" ] || { echo "$bad" >&2; return 1; }
@@ -58,7 +52,7 @@ teardown() {
 	truncate -s $((off + 16 * 1048576)) "$img"
 	mkdir -p "$mnt"
 	dev=$(echo "$pass" | "$LOSETUP" -f --show -e aes -p 0 -o $off "$img")
-	CLX_DEVS+=("$dev")
+	track "$dev"
 	[[ "$dev" == /dev/loop[0-9]* ]]
 	run "$CLCTL" status "$dev"
 	[[ "$output" == *"encrypt_type 18"* ]]
@@ -69,22 +63,18 @@ teardown() {
 	[ "$(mod_refs $MODNAME)" = 1 ]
 	mkfs.ext4 -q -F "$dev"
 	mount "$dev" "$mnt"
-	CLX_MNTS+=("$mnt")
+	track_mount "$mnt"
 	echo "survives" >"$mnt/f"
 	umount "$mnt"
-	CLX_MNTS=()
 	"$LOSETUP" -d "$dev"
-	CLX_DEVS=()
 
 	dev=$(echo "$pass" | "$LOSETUP" -f --show -e aes -p 0 -o $off "$img")
-	CLX_DEVS+=("$dev")
+	track "$dev"
 	mount "$dev" "$mnt"
-	CLX_MNTS+=("$mnt")
+	track_mount "$mnt"
 	[ "$(cat "$mnt/f")" = survives ]
 	umount "$mnt"
-	CLX_MNTS=()
 	"$LOSETUP" -d "$dev"
-	CLX_DEVS=()
 
 	# util-linux 2.12 key: the passphrase, NUL padded to 32 bytes (AES-256).
 	KEYHEX=$(printf '%s' "$pass" | od -An -v -tx1 | tr -d ' \n')

@@ -46,25 +46,23 @@ multikey_roundtrip() {
 	truncate -s $((off + 1048576)) "$img"
 
 	dev=$(free_loop)
-	attach "$dev" "$img" --set-fd --cipher aes --key "$T/key0" --offset "$off"
+	attach --on "$dev" "$img" --set-fd --cipher aes --key "$T/key0" --offset "$off"
 	"$CLCTL" multikey "$dev" "$T/keys$n"
 	dd if="$T/plain" of="$dev" bs=65536 conv=fsync status=none
 	"$CLCTL" detach "$dev"
-	CLX_DEVS=()
 
 	# dm-crypt: 64 keys of 32 bytes, plus the 65th (seed) for v3; the IV
 	# sector counts from the start of the file like ours.
 	ro=$(free_loop)
-	attach "$ro" "$img" --ro
+	attach --on "$ro" "$img" --ro
 	dm_open "clxmk$n" "$ro" aes:64-cbc-lmk "$(hex "$T/keys$n")" \
 		"$osec" "$osec" 2048
 	cmp "$T/plain" "/dev/mapper/clxmk$n"
 	dmsetup remove --noudevsync "clxmk$n"
-	CLX_MAPS=()
 
 	# And we read it back ourselves.
 	dev=$(free_loop)
-	attach "$dev" "$img" --set-fd --cipher aes --key "$T/key0" --offset "$off"
+	attach --on "$dev" "$img" --set-fd --cipher aes --key "$T/key0" --offset "$off"
 	"$CLCTL" multikey "$dev" "$T/keys$n"
 	cmp "$T/plain" <(dd if="$dev" bs=65536 status=none)
 }
@@ -78,7 +76,7 @@ multikey_roundtrip() {
 	# v2 and v3 differ: the 65th key really seeds the IV.
 	head -c 2048 "$T/keys65" >"$T/keys64of65"
 	dev=$(free_loop)
-	attach "$dev" "$T/mk65.img" --set-fd --cipher aes --key "$T/key0"
+	attach --on "$dev" "$T/mk65.img" --set-fd --cipher aes --key "$T/key0"
 	"$CLCTL" multikey "$dev" "$T/keys64of65"
 	run ! cmp -s "$T/plain" <(dd if="$dev" bs=65536 status=none)
 }
@@ -89,16 +87,15 @@ multikey_roundtrip() {
 	head -c 32 "$T/ckeys" >"$T/ckey0"
 	truncate -s 1048576 "$img"
 	dev=$(free_loop)
-	attach "$dev" "$img" --set-fd --cipher aes --key "$T/ckey0"
+	attach --on "$dev" "$img" --set-fd --cipher aes --key "$T/ckey0"
 	"$CLCTL" multikey "$dev" "$T/ckeys"
 	dd if="$T/plain" of="$dev" bs=65536 conv=fsync status=none
 	"$CLCTL" detach "$dev"
-	CLX_DEVS=()
 	# as after any attach: blkid reads the start through the page cache
 	# while only key slot 0 is set. The cache lives as long as someone
 	# holds the device open (the last close drops it): fd 7 does.
 	dev=$(free_loop)
-	attach "$dev" "$img" --set-fd --cipher aes --key "$T/ckey0"
+	attach --on "$dev" "$img" --set-fd --cipher aes --key "$T/ckey0"
 	exec 7<"$dev"
 	dd if="$dev" of=/dev/null bs=65536 count=2 status=none
 	"$CLCTL" multikey "$dev" "$T/ckeys"
@@ -114,24 +111,22 @@ multikey_roundtrip() {
 	head -c 32 "$T/keys" >"$T/key0"
 	truncate -s 1048576 "$img"
 	dev=$(free_loop)
-	attach "$dev" "$img" --set-fd --cipher aes --key "$T/key0"
+	attach --on "$dev" "$img" --set-fd --cipher aes --key "$T/key0"
 	# loop.c checks no permission for ioctls it passes on: we do.
 	run setpriv --bounding-set -sys_admin "$CLCTL" multikey "$dev" "$T/keys"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"Operation not permitted"* ]]
 	# No transfer of ours: the hook is not installed at all.
 	"$CLCTL" detach "$dev"
-	CLX_DEVS=()
-	attach "$dev" "$img" --set-fd
+	attach --on "$dev" "$img" --set-fd
 	run "$CLCTL" multikey "$dev" "$T/keys"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"Invalid argument"* ]]
 	# A 64-bit block cipher cannot take the 128-bit MD5 IV.
 	if grep -q 'des3_ede' /proc/crypto || modprobe des3_ede 2>/dev/null; then
 		"$CLCTL" detach "$dev"
-		CLX_DEVS=()
 		head -c 24 /dev/urandom >"$T/k3"
-		attach "$dev" "$img" --set-fd --cipher des3_ede --key "$T/k3"
+		attach --on "$dev" "$img" --set-fd --cipher des3_ede --key "$T/k3"
 		run "$CLCTL" multikey "$dev" "$T/keys"
 		[ "$status" -ne 0 ]
 	fi
@@ -142,12 +137,11 @@ multikey_roundtrip() {
 	make_key "$T/key"
 	truncate -s 1048576 "$img"
 	dev=$(free_loop)
-	attach "$dev" "$img" --set-fd --type 16 --key "$T/key"
+	attach --on "$dev" "$img" --set-fd --type 16 --key "$T/key"
 	run "$CLCTL" status "$dev"
 	[[ "$output" == *"encrypt_type 16"* ]]
 	dd if="$T/plain" of="$dev" bs=65536 conv=fsync status=none
 	"$CLCTL" detach "$dev"
-	CLX_DEVS=()
 	for s in 0 1 1000 2047; do
 		check_sector "$img" $s "$T/plain" $s plain64 "$s"
 	done

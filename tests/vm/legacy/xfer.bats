@@ -60,7 +60,7 @@ SAMPLE="0 1 9 1000 2047"
 	make_key "$T/key"
 	make_image "$img" $off
 	dev=$(free_loop)
-	attach "$dev" "$img" --set-fd --cipher aes --key "$T/key" --offset $off
+	attach --on "$dev" "$img" --set-fd --cipher aes --key "$T/key" --offset $off
 	run "$CLCTL" status "$dev"
 	[[ "$output" == *"encrypt_type 18"* ]]
 	[[ "$output" == *"crypt_name aes"* ]]
@@ -71,7 +71,6 @@ SAMPLE="0 1 9 1000 2047"
 	blockdev --flushbufs "$dev"
 	cmp "$T/plain" <(dd if="$dev" bs=65536 status=none)
 	"$CLCTL" detach "$dev"
-	CLX_DEVS=()
 
 	# The header before the offset is untouched.
 	cmp <(head -c $off "$img") <(head -c $off /dev/zero | tr '\0' '\253')
@@ -94,12 +93,11 @@ SAMPLE="0 1 9 1000 2047"
 	KEYHEX=$(od -An -v -tx1 "$T/key" | tr -d ' \n')
 	make_image "$img" $off
 	dev=$(free_loop)
-	attach "$dev" "$img" --cipher aes --key "$T/key" --offset $off \
+	attach --on "$dev" "$img" --cipher aes --key "$T/key" --offset $off \
 		--block-size 4096
 	[ "$(blockdev --getss "$dev")" = 4096 ]
 	write_plain "$dev"
 	"$CLCTL" detach "$dev"
-	CLX_DEVS=()
 	cmp "$img" "$T/ref-aes256.img"
 	check_sector "$img" 8 "$T/plain" 0 plain 8
 	check_sector "$img" 2055 "$T/plain" 2047 plain 2055
@@ -112,7 +110,7 @@ SAMPLE="0 1 9 1000 2047"
 	KEYHEX=$(od -An -v -tx1 "$T/key" | tr -d ' \n')
 	make_image "$img" $off
 	dev=$(free_loop)
-	attach "$dev" "$img" --set-fd --old-status --cipher aes --key "$T/key" \
+	attach --on "$dev" "$img" --set-fd --old-status --cipher aes --key "$T/key" \
 		--offset $off
 	run "$CLCTL" status "$dev"
 	[[ "$output" == *"encrypt_type 18"* ]]
@@ -123,7 +121,6 @@ SAMPLE="0 1 9 1000 2047"
 	dd if="$T/one" of="$dev" bs=512 seek=3 oflag=direct conv=notrunc status=none
 	dd if="$T/one" of="$dev" bs=512 seek=13 oflag=direct conv=notrunc status=none
 	"$CLCTL" detach "$dev"
-	CLX_DEVS=()
 	check_sector "$img" 11 "$T/one" 0 plain 11
 	check_sector "$img" 21 "$T/one" 0 plain 21
 	# Everything else is what LOOP_SET_STATUS64 wrote.
@@ -137,11 +134,10 @@ SAMPLE="0 1 9 1000 2047"
 	make_key "$T/key" 16
 	make_image "$img" 0
 	dev=$(free_loop)
-	attach "$dev" "$img" --set-fd --cipher aes-cbc-plain64 --key "$T/key" \
+	attach --on "$dev" "$img" --set-fd --cipher aes-cbc-plain64 --key "$T/key" \
 		--init $bias
 	write_plain "$dev"
 	"$CLCTL" detach "$dev"
-	CLX_DEVS=()
 	for s in 0 2047; do
 		check_sector "$img" $s "$T/plain" $s \
 			plain64 "$((bias + s))" aes-128-cbc
@@ -150,11 +146,10 @@ SAMPLE="0 1 9 1000 2047"
 	# The same bias with the 32-bit IV is no bias at all.
 	make_image "$img" 0
 	dev=$(free_loop)
-	attach "$dev" "$img" --set-fd --cipher AES-cbc-plain --key "$T/key" \
+	attach --on "$dev" "$img" --set-fd --cipher AES-cbc-plain --key "$T/key" \
 		--init $bias
 	write_plain "$dev"
 	"$CLCTL" detach "$dev"
-	CLX_DEVS=()
 	check_sector "$img" 2047 "$T/plain" 2047 plain 2047 aes-128-cbc
 }
 
@@ -163,7 +158,7 @@ SAMPLE="0 1 9 1000 2047"
 	[ -e "$img" ]
 	KEYHEX=$(od -An -v -tx1 "$T/ref-aes256.key" | tr -d ' \n')
 	ro=$(free_loop)
-	attach "$ro" "$img" --ro
+	attach --on "$ro" "$img" --ro
 	dm_open clxref "$ro" aes-cbc-plain "$KEYHEX" 8 8 2048
 	cmp "$T/plain" "/dev/mapper/clxref"
 }
@@ -173,7 +168,7 @@ SAMPLE="0 1 9 1000 2047"
 	make_key "$T/key"
 	make_image "$img" 0
 	dev=$(free_loop)
-	attach "$dev" "$img"
+	attach --on "$dev" "$img"
 	run "$CLCTL" setstatus "$dev" --cipher nosuchcipher --key "$T/key"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"Invalid argument"* ]]
@@ -211,37 +206,33 @@ SAMPLE="0 1 9 1000 2047"
 	truncate -s $((off + 32 * 1048576)) "$img"
 	mkdir -p "$mnt"
 	dev=$(free_loop)
-	attach "$dev" "$img" --set-fd --cipher aes --key "$T/key" --offset $off
+	attach --on "$dev" "$img" --set-fd --cipher aes --key "$T/key" --offset $off
 	mkfs.ext4 -q -F "$dev"
 	mount "$dev" "$mnt"
-	CLX_MNTS+=("$mnt")
+	track_mount "$mnt"
 	cp "$T/plain" "$mnt/data"
 	mkdir "$mnt/dir"
 	echo "hello from 5.10" >"$mnt/dir/note"
 	umount "$mnt"
-	CLX_MNTS=()
 	"$CLCTL" detach "$dev"
-	CLX_DEVS=()
 	# Encrypted: no ext4 magic where it would be in the clear.
 	run ! blkid -p -O "$off" "$img"
 
 	dev=$(free_loop)
-	attach "$dev" "$img" --set-fd --cipher aes --key "$T/key" --offset $off
+	attach --on "$dev" "$img" --set-fd --cipher aes --key "$T/key" --offset $off
 	[ "$(blkid -o value -s TYPE "$dev")" = ext4 ]
 	fsck.ext4 -n -f "$dev"
 	mount "$dev" "$mnt"
-	CLX_MNTS+=("$mnt")
+	track_mount "$mnt"
 	cmp "$T/plain" "$mnt/data"
 	[ "$(cat "$mnt/dir/note")" = "hello from 5.10" ]
 	umount "$mnt"
-	CLX_MNTS=()
 	"$CLCTL" detach "$dev"
-	CLX_DEVS=()
 
 	# A wrong key gives no filesystem.
 	make_key "$T/wrong"
 	dev=$(free_loop)
-	attach "$dev" "$img" --set-fd --cipher aes --key "$T/wrong" --offset $off
+	attach --on "$dev" "$img" --set-fd --cipher aes --key "$T/wrong" --offset $off
 	run ! blkid -p "$dev"
 }
 
@@ -250,7 +241,7 @@ SAMPLE="0 1 9 1000 2047"
 	make_key "$T/key"
 	make_image "$img" 0
 	dev=$(free_loop)
-	attach "$dev" "$img" --set-fd --cipher aes --key "$T/key"
+	attach --on "$dev" "$img" --set-fd --cipher aes --key "$T/key"
 	[ "$(mod_refs $MODNAME)" = 1 ]
 	run rmmod $MODNAME
 	[ "$status" -ne 0 ]
@@ -262,7 +253,6 @@ SAMPLE="0 1 9 1000 2047"
 	run rmmod loop
 	[ "$status" -ne 0 ]
 	"$CLCTL" detach "$dev"
-	CLX_DEVS=()
 	[ "$(mod_refs $MODNAME)" = 0 ]
 	rmmod $MODNAME
 	run ! clx_loaded
@@ -275,7 +265,7 @@ SAMPLE="0 1 9 1000 2047"
 	make_key "$T/key"
 	make_image "$img" 0
 	dev=$(free_loop)
-	attach "$dev" "$img" --set-fd --cipher aes --key "$T/key"
+	attach --on "$dev" "$img" --set-fd --cipher aes --key "$T/key"
 	# Re-key in place: still one reference.
 	"$CLCTL" setstatus "$dev" --cipher aes --key "$T/key"
 	[ "$(mod_refs $MODNAME)" = 1 ]
@@ -300,9 +290,8 @@ SAMPLE="0 1 9 1000 2047"
 	# entries then stay in /proc/crypto with a reference of their own.
 	make_image "$T/g0.img" 0
 	i=$(free_loop)
-	attach "$i" "$T/g0.img" --set-fd --cipher aes --key "$T/key"
+	attach --on "$i" "$T/g0.img" --set-fd --cipher aes --key "$T/key"
 	"$CLCTL" detach "$i"
-	CLX_DEVS=()
 	refs0=$(awk '/^name/ { n = $3 } /^refcnt/ && n == "cbc(aes)" { s += $3 } END { print s + 0 }' /proc/crypto)
 	for round in 1 2; do
 		clx_loaded || insmod "$CLX_KO"
@@ -311,7 +300,7 @@ SAMPLE="0 1 9 1000 2047"
 			img=$T/g$i.img
 			make_image "$img" 0
 			devs+=("$(free_loop)")
-			attach "${devs[-1]}" "$img" --set-fd --cipher aes --key "$T/key"
+			attach --on "${devs[-1]}" "$img" --set-fd --cipher aes --key "$T/key"
 			dd if="$T/plain" of="${devs[-1]}" bs=65536 count=2 conv=fsync status=none
 		done
 		[ "$(mod_refs $MODNAME)" = 2 ]
@@ -320,7 +309,6 @@ SAMPLE="0 1 9 1000 2047"
 		for i in "${devs[@]}"; do
 			"$CLCTL" detach "$i"
 		done
-		CLX_DEVS=()
 		[ "$(mod_refs $MODNAME)" = 0 ]
 		rmmod $MODNAME
 	done
