@@ -49,6 +49,8 @@ struct job {
 	struct luks2_target *luks2;
 	/* --luks2 without --header: the header made aside, copied in last */
 	char *side_header;
+	/* --luks2 --header FILE, NULL without */
+	const char *header;
 };
 
 /* whether the data moves (to make room for an in-image LUKS2 header) */
