@@ -92,6 +92,13 @@ int journal_create(struct journal *j, const char *path);
 int journal_open(struct journal *j, const char *path);
 
 /*
+ * Read only the header of the journal at @path into @j (no lock, no
+ * slots; @j needs no journal_close()). Returns 0, -ENOENT, -EBADMSG or
+ * -errno.
+ */
+int journal_peek(struct journal *j, const char *path);
+
+/*
  * Durably record: [0, done) holds new data, [done, done+inflight) is
  * being written with these fingerprints (2 per sector). 0 or -errno.
  */

@@ -162,10 +162,10 @@ void session_check_header(const struct job *job, const char *header)
 	struct journal j;
 	int rc;
 
+	/* the header only, without taking the lock session_open() takes */
 	memset(&j, 0, sizeof(j));
-	if (journal_open(&j, job->journal_path))
+	if (journal_peek(&j, job->journal_path))
 		return;
-	journal_close(&j);
 	if (j.luks2 == JOURNAL_LUKS2_IN_IMAGE && header)
 		errx(EXIT_FAILURE, "%s: the journal %s was started without --header (the "
 		     "LUKS2 header goes into the image); resume without --header %s; "
