@@ -64,8 +64,11 @@ static int unlock(struct crypt_device *cd, const char *name,
 		return crypt_activate_by_keyfile_device_offset(cd, name, CRYPT_ANY_SLOT,
 							       luks->key_file, 0, 0, flags);
 	pw = loop_pass_line(luks->pass, 0, &len);
-	if (!pw)
-		return -EINVAL;
+	/* no line at all (--allow-empty-passphrase): the empty passphrase */
+	if (!pw) {
+		pw = "";
+		len = 0;
+	}
 	return crypt_activate_by_passphrase(cd, name, CRYPT_ANY_SLOT, pw, len, flags);
 }
 
