@@ -129,6 +129,40 @@ int loop_engine_attach(struct loopdev *ld, const struct loop_engine_config *cfg,
 		       struct loop_state *st, enum loop_err_object *errpos);
 
 /*
+ * A LUKS volume (LUKS1 or LUKS2, as cryptsetup writes them) opened through
+ * the dm engine: libcryptsetup reads the header, unlocks a keyslot and
+ * maps the data with dm-crypt as "cryptsetup open" does. The mapping is
+ * named and recorded like any other of the dm engine's, so listing,
+ * detach and the mount helpers treat it alike.
+ */
+struct loop_luks_config {
+	const char *type;		/* "luks" (either), "luks1" or "luks2" */
+	const char *header;		/* detached header file; NULL: in the image */
+	/* the key: the whole of @key_file (cryptsetup --key-file), or the
+	 * first line of @pass when @key_file is NULL */
+	const char *key_file;
+	const struct loop_pass *pass;
+};
+
+/*
+ * 1 when @image (or @header, when not NULL) starts with a LUKS header,
+ * 0 when not, -errno when it cannot be read. Needs no dm engine.
+ */
+int loop_engine_is_luks(const char *image, const char *header);
+
+/*
+ * Open a LUKS volume: as loop_engine_attach(), with @cfg's spec, key,
+ * offset, size limit and IV offset unset (the header says where the data
+ * is and how it is encrypted); its engine must be AUTO or DM.
+ * Returns 0; -EPERM when no keyslot opens with the key; -EINVAL when the
+ * header is no LUKS header (of the asked @type); -ENOTSUP without the dm
+ * engine; the errors of loop_engine_attach() otherwise.
+ */
+int loop_engine_attach_luks(struct loopdev *ld, const struct loop_engine_config *cfg,
+			    const struct loop_luks_config *luks, struct loop_state *st,
+			    enum loop_err_object *errpos);
+
+/*
  * Detach the device @ld is bound to, when it is an encrypted one we
  * recorded (@ld may be bound to the loop device under a dm mapping).
  * fuse: the loop device first, then the daemon, then the FUSE mount, in

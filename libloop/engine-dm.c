@@ -20,6 +20,9 @@
  * adds it to the sector number for the IV and for the multi-key index,
  * exactly as our transfer does. The loop device gets autoclear once the
  * mapping holds it, so removing the mapping by any tool frees it.
+ * A LUKS volume (engine-dm-luks.c) goes the same way, on the same loop
+ * device or straight on the block device, under the same names; only the
+ * activation differs: its header says what the mapping is.
  * libcryptsetup and libdevmapper log through callbacks here that drop
  * everything: libloop never prints.
  */
@@ -47,6 +50,7 @@
 
 #include "private.h"
 #include "engine-private.h"
+#include "engine-dm.h"
 
 #define DM_CONTROL	"/dev/mapper/control"
 #define DM_DIR		"/dev/mapper"
@@ -399,6 +403,21 @@ free_params:
 	return rc;
 }
 
+/*
+ * The mapping @name on @dev: the LUKS volume @luks when not NULL, else the
+ * loop format @cfg asks for (one key, or multi-key).
+ */
+static int activate(const char *dev, const char *name, const struct loop_engine_config *cfg,
+		    const struct dm_range *r, int shared, const struct loop_luks_config *luks,
+		    struct loop_state *st)
+{
+	if (luks)
+		return dm_activate_luks(dev, name, cfg, luks, shared, st);
+	if (loop_key_count(cfg->key) == 1)
+		return activate_plain(dev, name, cfg, r, shared);
+	return activate_lmk(dev, name, cfg, r);
+}
+
 /* 1 when the mapping @name exists. */
 static int mapping_exists(const char *name)
 {
@@ -585,8 +604,8 @@ static int direct_may_share(const char *path, dev_t dev, const char *kname, int 
  * (two read-only users, or ranges that do not overlap).
  */
 static int attach_direct(struct loopdev *ld, const struct loop_engine_config *cfg,
-			 struct loop_state *st, enum loop_err_object *errpos,
-			 dev_t rdev)
+			 const struct loop_luks_config *luks, struct loop_state *st,
+			 enum loop_err_object *errpos, dev_t rdev)
 {
 	char kname[32], name[48];
 	struct dm_range r;
@@ -614,10 +633,7 @@ static int attach_direct(struct loopdev *ld, const struct loop_engine_config *cf
 			continue;
 		snprintf(st->id, sizeof(st->id), "%s%s", ID_PREFIX, name);
 		snprintf(st->device, sizeof(st->device), "%s/%s", DM_DIR, name);
-		if (loop_key_count(cfg->key) == 1)
-			rc = activate_plain(st->image, name, cfg, &r, shared);
-		else
-			rc = activate_lmk(st->image, name, cfg, &r);
+		rc = activate(st->image, name, cfg, &r, shared, luks, st);
 		/* -EEXIST: someone took the name meanwhile; try the next */
 		if (rc != -EEXIST)
 			break;
@@ -640,8 +656,10 @@ remove_record:
 	return rc;
 }
 
-static int dm_attach(struct loopdev *ld, const struct loop_engine_config *cfg,
-		     struct loop_state *st, enum loop_err_object *errpos)
+/* A loop format (@luks NULL) or a LUKS volume, on a loop device or direct. */
+static int attach_with(struct loopdev *ld, const struct loop_engine_config *cfg,
+		       const struct loop_luks_config *luks, struct loop_state *st,
+		       enum loop_err_object *errpos)
 {
 	static const struct dm_range whole = { 0, 0 };
 	struct loopdev_config lc;
@@ -649,9 +667,11 @@ static int dm_attach(struct loopdev *ld, const struct loop_engine_config *cfg,
 	char name[96];
 	int rc;
 
-	rc = dm_takes(cfg->spec, cfg->key);
-	if (rc)
-		return rc;
+	if (!luks) {
+		rc = dm_takes(cfg->spec, cfg->key);
+		if (rc)
+			return rc;
+	}
 	/*
 	 * A block device needs no loop layer, unless the user named a loop
 	 * device or asked for a logical block size only the loop device
@@ -659,7 +679,7 @@ static int dm_attach(struct loopdev *ld, const struct loop_engine_config *cfg,
 	 */
 	if (stat(st->image, &sb) == 0 && S_ISBLK(sb.st_mode) && !loopdev_get_path(ld) &&
 	    (!cfg->block_size || cfg->block_size == LOOP_SECTOR_SIZE))
-		return attach_direct(ld, cfg, st, errpos, sb.st_rdev);
+		return attach_direct(ld, cfg, luks, st, errpos, sb.st_rdev);
 	memset(&lc, 0, sizeof(lc));
 	lc.backing_file = cfg->image;
 	lc.backing_fd = -1;
@@ -689,10 +709,7 @@ static int dm_attach(struct loopdev *ld, const struct loop_engine_config *cfg,
 	st->pid = 0;
 	st->mount[0] = '\0';
 
-	if (loop_key_count(cfg->key) == 1)
-		rc = activate_plain(loopdev_get_path(ld), name, cfg, &whole, 0);
-	else
-		rc = activate_lmk(loopdev_get_path(ld), name, cfg, &whole);
+	rc = activate(loopdev_get_path(ld), name, cfg, &whole, 0, luks, st);
 	if (rc)
 		goto detach_loop;
 	rc = set_autoclear(ld);
@@ -712,6 +729,19 @@ detach_loop:
 	/* -EEXIST: the mapping name is taken; the kernel says why otherwise */
 	*errpos = LOOP_ERR_DEVICE;
 	return rc;
+}
+
+static int dm_attach(struct loopdev *ld, const struct loop_engine_config *cfg,
+		     struct loop_state *st, enum loop_err_object *errpos)
+{
+	return attach_with(ld, cfg, NULL, st, errpos);
+}
+
+int loop_engine_dm_attach_luks(struct loopdev *ld, const struct loop_engine_config *cfg,
+			       const struct loop_luks_config *luks, struct loop_state *st,
+			       enum loop_err_object *errpos)
+{
+	return attach_with(ld, cfg, luks, st, errpos);
 }
 
 /* 1 when the loop device has let go of everything. */

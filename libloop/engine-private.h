@@ -52,6 +52,16 @@ extern const struct loop_engine_ops loop_engine_kmod_ops;
 extern const struct loop_engine_ops loop_engine_xfer_ops;
 extern const struct loop_engine_ops loop_engine_dm_ops;
 
+/*
+ * The dm engine module's LUKS attach (engine-dm-luks.c), looked up by
+ * name as its table is: the ops' attach with the volume to open; fills in
+ * the record's cipher and key size from the header.
+ */
+typedef int loop_dm_attach_luks_fn(struct loopdev *ld, const struct loop_engine_config *cfg,
+				   const struct loop_luks_config *luks,
+				   struct loop_state *st, enum loop_err_object *errpos);
+extern loop_dm_attach_luks_fn loop_engine_dm_attach_luks;
+
 /* The table for @kind, or NULL (AUTO, or not built). */
 const struct loop_engine_ops *loop_engine_ops_get(enum loop_engine_kind kind);
 

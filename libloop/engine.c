@@ -39,6 +39,7 @@ static const struct loop_engine_ops *const engine_ops[] = {
 };
 
 static const struct loop_engine_ops *dm_ops;
+static loop_dm_attach_luks_fn *dm_attach_luks;
 static pthread_once_t dm_once = PTHREAD_ONCE_INIT;
 
 /* The module stays loaded: its table is used until the process exits. */
@@ -46,8 +47,11 @@ static void dm_load(void)
 {
 	void *handle;
 
-	if (loop_module_open("engine-dm", &handle) == 0)
+	if (loop_module_open("engine-dm", &handle) == 0) {
 		dm_ops = dlsym(handle, "loop_engine_dm_ops");
+		dm_attach_luks = (loop_dm_attach_luks_fn *)dlsym(handle,
+								 "loop_engine_dm_attach_luks");
+	}
 	DBG(ENGINE, "dm", "engine module %s", dm_ops ? "loaded" : "not available");
 }
 
@@ -175,8 +179,14 @@ static int check_busy(const struct loop_engine_config *cfg, const struct stat *i
 	return rc < 0 ? rc : 0;
 }
 
-LIBLOOP_EXPORT int loop_engine_attach(struct loopdev *ld, const struct loop_engine_config *cfg,
-				      struct loop_state *out, enum loop_err_object *errpos)
+/*
+ * What loop_engine_attach() and loop_engine_attach_luks() share: the
+ * image, what is busy, the engine, the record's common fields. @luks:
+ * NULL, or the LUKS volume to open (dm engine only).
+ */
+static int attach_image(struct loopdev *ld, const struct loop_engine_config *cfg,
+			const struct loop_luks_config *luks, struct loop_state *out,
+			enum loop_err_object *errpos)
 {
 	const struct loop_engine_ops *ops;
 	struct loop_state *st;
@@ -188,6 +198,10 @@ LIBLOOP_EXPORT int loop_engine_attach(struct loopdev *ld, const struct loop_engi
 		errpos = &dummy;
 	*errpos = LOOP_ERR_NONE;
 	if (!cfg->image || (!cfg->spec) != (!cfg->key) || (cfg->offset % LOOP_SECTOR_SIZE))
+		return -EINVAL;
+	/* a LUKS header says where its data is and how it is encrypted */
+	if (luks && (cfg->spec || cfg->offset || cfg->sizelimit || cfg->iv_offset ||
+		     (kind != LOOP_ENGINE_AUTO && kind != LOOP_ENGINE_DM)))
 		return -EINVAL;
 	if (stat(cfg->image, &sb) < 0) {
 		*errpos = LOOP_ERR_IMAGE;
@@ -206,17 +220,27 @@ LIBLOOP_EXPORT int loop_engine_attach(struct loopdev *ld, const struct loop_engi
 			return rc;
 		}
 	}
-	if (kind == LOOP_ENGINE_AUTO) {
-		kind = loop_engine_choose(cfg->spec, cfg->key, cfg->fuse_daemon);
-		if (kind < 0)
-			return kind;
+	if (luks) {
+		kind = LOOP_ENGINE_DM;
+		ops = loop_engine_ops_get(LOOP_ENGINE_DM);
+		if (!ops || !dm_attach_luks)
+			return -ENOTSUP;
+		rc = ops->probe(NULL);
+		if (rc)
+			return rc;
+	} else {
+		if (kind == LOOP_ENGINE_AUTO) {
+			kind = loop_engine_choose(cfg->spec, cfg->key, cfg->fuse_daemon);
+			if (kind < 0)
+				return kind;
+		}
+		ops = loop_engine_ops_get((enum loop_engine_kind)kind);
+		if (!ops)
+			return -ENOTSUP;
+		rc = ops->takes(cfg->spec, cfg->key);
+		if (rc)
+			return rc;
 	}
-	ops = loop_engine_ops_get((enum loop_engine_kind)kind);
-	if (!ops)
-		return -ENOTSUP;
-	rc = ops->takes(cfg->spec, cfg->key);
-	if (rc)
-		return rc;
 
 	st = calloc(1, sizeof(*st));
 	if (!st)
@@ -244,13 +268,30 @@ LIBLOOP_EXPORT int loop_engine_attach(struct loopdev *ld, const struct loop_engi
 	DBG(ENGINE, st->image, "attach through %s, offset %llu, sizelimit %llu%s",
 	    loop_engine_name(st->engine), (unsigned long long)st->offset,
 	    (unsigned long long)st->sizelimit, st->read_only ? ", read-only" : "");
-	rc = ops->attach(ld, cfg, st, errpos);
+	/* LUKS: the module fills in the cipher from the header */
+	rc = luks ? dm_attach_luks(ld, cfg, luks, st, errpos) : ops->attach(ld, cfg, st, errpos);
 	DBG(ENGINE, st->image, "attach: %s%s%s", rc ? strerror(-rc) : "ok",
 	    rc ? "" : ", ", rc ? "" : st->device);
 	if (rc == 0 && out)
 		*out = *st;
 	free(st);
 	return rc;
+}
+
+LIBLOOP_EXPORT int loop_engine_attach(struct loopdev *ld, const struct loop_engine_config *cfg,
+				      struct loop_state *out, enum loop_err_object *errpos)
+{
+	return attach_image(ld, cfg, NULL, out, errpos);
+}
+
+LIBLOOP_EXPORT int loop_engine_attach_luks(struct loopdev *ld,
+					   const struct loop_engine_config *cfg,
+					   const struct loop_luks_config *luks,
+					   struct loop_state *out, enum loop_err_object *errpos)
+{
+	if (!luks || (!luks->key_file && !luks->pass))
+		return -EINVAL;
+	return attach_image(ld, cfg, luks, out, errpos);
 }
 
 /*

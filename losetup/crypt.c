@@ -16,6 +16,7 @@
 
 #include "losetup.h"
 #include "keyopts.h"
+#include "luks.h"
 #include "swap-refuse.h"
 
 /* loop-AES multi-key: v2 has 64 keys, v3 a 65th that seeds the IV */
@@ -26,7 +27,8 @@ bool crypt_requested(const struct crypt_opts *k)
 {
 	return k->encryption || k->keybits || k->pass_fd >= 0 || k->phash ||
 	       k->gpgkey || k->gpghome || k->seed || k->cleartext || k->itercountk ||
-	       k->loinit >= 0 || k->verify || k->allow_short || k->allow_empty || k->force || k->engine;
+	       k->loinit >= 0 || k->verify || k->allow_short || k->allow_empty || k->force || k->engine ||
+	       k->header;
 }
 
 /* Where the daemon is: the build tree's for tests, else the installed one. */
@@ -139,9 +141,13 @@ int create_encrypted(struct loopdev *ld, const struct create_opts *c,
 
 	if (!k->encryption)
 		errx(EXIT_FAILURE, "encryption options need --encryption (-e)");
+	/* LUKS: its own path through the dm engine (luks.c) */
+	if (luks_requested(k))
+		return create_luks(ld, c, k, shown, size);
 	if (k->engine && loop_engine_parse(k->engine, &kind))
 		errx(EXIT_FAILURE, "%s: unknown engine (kmod, xfer, dm, fuse or auto)", k->engine);
 	rc = crypt_parse_spec(k, &spec, true);
+	luks_refuse_loop_cipher(c, k, rc == 1);
 	if (rc == 1 && kind != LOOP_ENGINE_FUSE)	/* "-e none" */
 		return create_loop(ld, c);
 	if (c->offset % LOOP_SECTOR_SIZE)

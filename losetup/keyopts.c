@@ -87,6 +87,9 @@ bool crypt_opt_parse(struct crypt_opts *k, int c, const char *arg)
 	case OPT_ALLOW_EMPTY:
 		k->allow_empty = true;
 		break;
+	case OPT_LUKS_HEADER:
+		k->header = arg;
+		break;
 	default:
 		return false;
 	}

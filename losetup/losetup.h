@@ -127,6 +127,7 @@ struct crypt_opts {
 	bool force;		/* --force */
 	bool loopaes;		/* a loop-AES-only option was given */
 	const char *engine;	/* --engine */
+	const char *header;	/* --header: a detached LUKS header */
 };
 bool crypt_requested(const struct crypt_opts *k);
 /* @shown receives the device to use (a dm mapping, for the dm engine) */

@@ -22,6 +22,7 @@ enum {
 	OPT_ALLOW_EMPTY,
 	OPT_FORCE,
 	OPT_SWAP,
+	OPT_LUKS_HEADER,
 };
 
 enum opt_section {

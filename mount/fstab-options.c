@@ -23,6 +23,8 @@ const struct fstab_opt fstab_opts[] = {
 	{ "crypt_offset",    "offset",      FOPT_LOSETUP,  "--offset",            true,  false },
 	{ "crypt_sizelimit", "sizelimit",   FOPT_LOSETUP,  "--sizelimit",         true,  false },
 	{ "engine",          NULL,          FOPT_LOSETUP,  "--engine",            true,  false },
+	/* cipher=luks: a detached LUKS header (cryptsetup's --header) */
+	{ "header",          NULL,          FOPT_LOSETUP,  "--header",            true,  false },
 	/* loop-AES's mount took the cleartext key file (its losetup -P) as
 	 * cleartextkey=; ours is keyfile=, and both mean the same */
 	{ "keyfile",         "cleartextkey", FOPT_LOSETUP, "--cleartext-keyfile", true,  true },

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Make a chunk durable while the next one is read and encrypted: the
- * fdatasync(2) of the image runs in a thread of its own. The caller waits
- * for it before the journal may say the chunk is done, and writes nothing
- * to the image while it runs, so "durable" means what fdatasync says.
+ * Write a chunk and make it durable while the next one is read and
+ * encrypted: the write and the fdatasync(2) of the image run in a thread
+ * of their own. The caller starts it only after the journal describes the
+ * chunk, waits for it before the journal may say the chunk is done, and
+ * writes nothing to the image while it runs, so "durable" means what
+ * fdatasync says and the write order is the one the caller would have.
  */
 #include "config.h"
 
@@ -17,18 +19,51 @@
 
 #include "reencrypt.h"
 
+static int write_all(int fd, const uint8_t *p, size_t len, uint64_t off)
+{
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EIO;
+		p += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
 static void *flush_thread(void *arg)
 {
 	struct flusher *f = arg;
 
+	if (f->buf) {
+		f->rc = write_all(f->fd, f->buf, f->len, f->off);
+		f->write_failed = f->rc != 0;
+		if (f->rc)
+			return NULL;
+	}
 	f->rc = fdatasync(f->fd) < 0 ? -errno : 0;
 	return NULL;
 }
 
 void flush_start(struct flusher *f, int fd)
 {
+	flush_start_write(f, fd, NULL, 0, 0);
+}
+
+void flush_start_write(struct flusher *f, int fd, const void *buf, size_t len, uint64_t off)
+{
 	f->fd = fd;
 	f->rc = 0;
+	f->write_failed = false;
+	f->buf = buf;
+	f->len = len;
+	f->off = off;
 	f->running = true;
 	f->threaded = pthread_create(&f->tid, NULL, flush_thread, f) == 0;
 	/* no thread: the same sync, only without the overlap */

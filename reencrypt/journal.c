@@ -26,11 +26,13 @@
 #define HEADER_MAGIC "CLREENC1"
 #define SLOT_MAGIC "CLRSLOT1"
 /* version 2 adds the new data offset (the data moves for an in-image
- * LUKS2 header); a version 1 journal has the data stay where it is */
-#define JOURNAL_VERSION 2
+ * LUKS2 header); a version 1 journal has the data stay where it is.
+ * Version 3 adds where the LUKS2 header goes: kind, fingerprint, path. */
+#define JOURNAL_VERSION 3
 #define SIDE_BYTES 80
 #define HEADER_USED_V1 232
-#define HEADER_USED 240
+#define HEADER_USED_V2 240
+#define HEADER_USED (HEADER_USED_V2 + 8 + JOURNAL_FP_LEN + JOURNAL_HDR_PATH_LEN)
 #define SLOT_FIXED 32
 #define SHA_LEN 32
 
@@ -188,6 +190,10 @@ int journal_create(struct journal *j, const char *path)
 	put_side(hdr + 72, &j->old);
 	put_side(hdr + 72 + SIDE_BYTES, &j->new);
 	put64(hdr + HEADER_USED_V1, j->new_off);
+	put32(hdr + HEADER_USED_V2, (uint32_t)j->luks2);
+	memcpy(hdr + HEADER_USED_V2 + 8, j->header_fp, JOURNAL_FP_LEN);
+	memcpy(hdr + HEADER_USED_V2 + 8 + JOURNAL_FP_LEN, j->header_path,
+	       JOURNAL_HDR_PATH_LEN - 1);
 	gcry_md_hash_buffer(GCRY_MD_SHA256, hdr + HEADER_USED, hdr, HEADER_USED);
 	rc = pwrite_all(fd, hdr, sizeof(hdr), 0);
 	if (!rc && fsync(fd) < 0)
@@ -248,29 +254,22 @@ static void use_slot(struct journal *j)
 		j->fp[i] = get64(j->slot + SLOT_FIXED + 8 * i);
 }
 
-int journal_open(struct journal *j, const char *path)
+/* Read and check the header of the journal open on @fd into @j.
+ * 0 or -EBADMSG. */
+static int read_header(int fd, struct journal *j)
 {
 	uint8_t hdr[JOURNAL_HEADER_SIZE], sha[SHA_LEN];
-	uint64_t seq0 = 0, seq1 = 0;
 	uint32_t version, used;
-	int v0, v1, rc;
 
-	j->fd = open(path, O_RDWR | O_CLOEXEC);
-	if (j->fd < 0)
-		return -errno;
-	rc = lock_journal(j->fd);
-	if (rc)
-		goto fail;
-	rc = -EBADMSG;
-	if (pread_all(j->fd, hdr, sizeof(hdr), 0) || memcmp(hdr, HEADER_MAGIC, 8))
-		goto fail;
+	if (pread_all(fd, hdr, sizeof(hdr), 0) || memcmp(hdr, HEADER_MAGIC, 8))
+		return -EBADMSG;
 	version = get32(hdr + 8);
-	if (version != 1 && version != JOURNAL_VERSION)
-		goto fail;
-	used = version == 1 ? HEADER_USED_V1 : HEADER_USED;
+	if (version < 1 || version > JOURNAL_VERSION)
+		return -EBADMSG;
+	used = version == 1 ? HEADER_USED_V1 : version == 2 ? HEADER_USED_V2 : HEADER_USED;
 	gcry_md_hash_buffer(GCRY_MD_SHA256, sha, hdr, used);
 	if (memcmp(sha, hdr + used, SHA_LEN))
-		goto fail;
+		return -EBADMSG;
 	j->chunk = get32(hdr + 12);
 	j->data_off = get64(hdr + 16);
 	j->data_len = get64(hdr + 24);
@@ -279,6 +278,45 @@ int journal_open(struct journal *j, const char *path)
 	get_side(hdr + 72, &j->old);
 	get_side(hdr + 72 + SIDE_BYTES, &j->new);
 	j->new_off = version == 1 ? j->data_off : get64(hdr + HEADER_USED_V1);
+	j->luks2 = JOURNAL_LUKS2_UNKNOWN;
+	memset(j->header_path, 0, sizeof(j->header_path));
+	if (version >= 3) {
+		j->luks2 = (enum journal_luks2)get32(hdr + HEADER_USED_V2);
+		memcpy(j->header_fp, hdr + HEADER_USED_V2 + 8, JOURNAL_FP_LEN);
+		memcpy(j->header_path, hdr + HEADER_USED_V2 + 8 + JOURNAL_FP_LEN,
+		       JOURNAL_HDR_PATH_LEN - 1);
+		if (j->luks2 < JOURNAL_LUKS2_NONE || j->luks2 > JOURNAL_LUKS2_DETACHED)
+			return -EBADMSG;
+	}
+	return 0;
+}
+
+int journal_peek(struct journal *j, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
+
+	if (fd < 0)
+		return -errno;
+	rc = read_header(fd, j);
+	close(fd);
+	return rc;
+}
+
+int journal_open(struct journal *j, const char *path)
+{
+	uint64_t seq0 = 0, seq1 = 0;
+	int v0, v1, rc;
+
+	j->fd = open(path, O_RDWR | O_CLOEXEC);
+	if (j->fd < 0)
+		return -errno;
+	rc = lock_journal(j->fd);
+	if (rc)
+		goto fail;
+	rc = read_header(j->fd, j);
+	if (rc)
+		goto fail;
+	rc = -EBADMSG;
 	if (!j->chunk || j->chunk % LOOP_SECTOR_SIZE || j->chunk > (64u << 20))
 		goto fail;
 	rc = alloc_buffers(j);

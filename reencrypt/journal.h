@@ -30,6 +30,17 @@ struct journal_side {
 	uint8_t check[JOURNAL_CHECK_LEN];
 };
 
+/* Where a --luks2 conversion's header goes (the journal's version 3). */
+enum journal_luks2 {
+	JOURNAL_LUKS2_UNKNOWN = -1,	/* an older journal: not recorded */
+	JOURNAL_LUKS2_NONE = 0,		/* no LUKS2: a loop format */
+	JOURNAL_LUKS2_IN_IMAGE,		/* into the image (no --header) */
+	JOURNAL_LUKS2_DETACHED,		/* --header FILE */
+};
+
+#define JOURNAL_FP_LEN 32
+#define JOURNAL_HDR_PATH_LEN 1024
+
 struct journal {
 	int fd;
 	/* header */
@@ -40,6 +51,14 @@ struct journal {
 	uint32_t kdf_iter;
 	uint8_t salt[JOURNAL_SALT_LEN];
 	struct journal_side old, new;
+	/*
+	 * --luks2: where the header is; with --header, its canonical path
+	 * (for messages) and a SHA-256 of its contents as the run that
+	 * started made it (public data: the header is a file of its own)
+	 */
+	enum journal_luks2 luks2;
+	uint8_t header_fp[JOURNAL_FP_LEN];
+	char header_path[JOURNAL_HDR_PATH_LEN];
 	/* current slot */
 	uint64_t seq;
 	/*
@@ -71,6 +90,13 @@ int journal_create(struct journal *j, const char *path);
  * (damaged or not a journal), -ENOLCK (another run holds it) or -errno.
  */
 int journal_open(struct journal *j, const char *path);
+
+/*
+ * Read only the header of the journal at @path into @j (no lock, no
+ * slots; @j needs no journal_close()). Returns 0, -ENOENT, -EBADMSG or
+ * -errno.
+ */
+int journal_peek(struct journal *j, const char *path);
 
 /*
  * Durably record: [0, done) holds new data, [done, done+inflight) is

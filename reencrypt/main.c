@@ -467,6 +467,11 @@ static void luks2_keys(struct cmdline *cl)
 		errno = -rc;
 		err(EXIT_FAILURE, "cannot read the LUKS2 passphrase");
 	}
+	/* a resume with another --header (or none) is told so here, before
+	 * libcryptsetup would fail on it with a message of its own */
+	job->header = cl->header;
+	if (resuming)
+		session_check_header(job, cl->header);
 	/* in the image: made aside; once copied in, the image holds it */
 	header = cl->header;
 	if (!header)

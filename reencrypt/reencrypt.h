@@ -49,6 +49,8 @@ struct job {
 	struct luks2_target *luks2;
 	/* --luks2 without --header: the header made aside, copied in last */
 	char *side_header;
+	/* --luks2 --header FILE, NULL without */
+	const char *header;
 };
 
 /* whether the data moves (to make room for an in-image LUKS2 header) */
@@ -77,16 +79,24 @@ struct journal;
 int convert_run(struct job *job, struct journal *j);
 extern volatile sig_atomic_t reencrypt_stop;
 
-/* flush.c: an fdatasync of the image that runs while the caller works on */
+/* flush.c: a chunk's write and fdatasync of the image, in a thread that
+ * runs while the caller works on the next chunk */
 #include <pthread.h>
 struct flusher {
 	int fd;
 	int rc;
 	bool running, threaded;
+	bool write_failed;	/* rc is the write's, not the sync's */
+	const void *buf;	/* what to write first (len bytes at off), or NULL */
+	size_t len;
+	uint64_t off;
 	pthread_t tid;
 };
 void flush_start(struct flusher *f, int fd);
-int flush_wait(struct flusher *f);	/* 0 or -errno of the fdatasync */
+/* write @len bytes of @buf at @off, then fdatasync; @buf must stay
+ * untouched until flush_wait() */
+void flush_start_write(struct flusher *f, int fd, const void *buf, size_t len, uint64_t off);
+int flush_wait(struct flusher *f);	/* 0 or -errno of the write or the fdatasync */
 /* fsync @path, or with @dir the directory holding it; 0 or -errno */
 int sync_path(const char *path, bool dir);
 

@@ -8,11 +8,14 @@
 
 #include <err.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
 #include <unistd.h>
 #include <sys/random.h>
+#include <gcrypt.h>
 
 #include "journal.h"
 #include "reencrypt.h"
@@ -94,6 +97,97 @@ static enum session_state resume(struct job *job, struct journal *j)
 	return SESSION_RESUMED;
 }
 
+/* SHA-256 of the whole of the file @path. 0 or -errno. */
+static int file_fingerprint(const char *path, uint8_t *out)
+{
+	unsigned char buf[65536];
+	gcry_md_hd_t md;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (gcry_md_open(&md, GCRY_MD_SHA256, 0)) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = -errno;
+			break;
+		}
+		gcry_md_write(md, buf, (size_t)n);
+	}
+	if (!rc)
+		memcpy(out, gcry_md_read(md, GCRY_MD_SHA256), JOURNAL_FP_LEN);
+	gcry_md_close(md);
+	close(fd);
+	return rc;
+}
+
+/* What the journal records of the LUKS2 header this run makes. */
+static void header_record(const struct job *job, struct journal *j)
+{
+	char canon[PATH_MAX];
+	const char *path;
+	size_t len;
+	int rc;
+
+	if (!job->luks2) {
+		j->luks2 = JOURNAL_LUKS2_NONE;
+		return;
+	}
+	if (!job->header) {
+		j->luks2 = JOURNAL_LUKS2_IN_IMAGE;
+		return;
+	}
+	j->luks2 = JOURNAL_LUKS2_DETACHED;
+	/* for messages only (the fingerprint decides): a longer path is cut */
+	path = realpath(job->header, canon) ? canon : job->header;
+	len = strnlen(path, sizeof(j->header_path) - 1);
+	memcpy(j->header_path, path, len);
+	j->header_path[len] = '\0';
+	rc = file_fingerprint(job->header, j->header_fp);
+	if (rc) {
+		errno = -rc;
+		err(EXIT_FAILURE, "%s: cannot read the LUKS2 header back", job->header);
+	}
+}
+
+void session_check_header(const struct job *job, const char *header)
+{
+	uint8_t fp[JOURNAL_FP_LEN];
+	struct journal j;
+	int rc;
+
+	/* the header only, without taking the lock session_open() takes */
+	memset(&j, 0, sizeof(j));
+	if (journal_peek(&j, job->journal_path))
+		return;
+	if (j.luks2 == JOURNAL_LUKS2_IN_IMAGE && header)
+		errx(EXIT_FAILURE, "%s: the journal %s was started without --header (the "
+		     "LUKS2 header goes into the image); resume without --header %s; "
+		     "nothing was written", job->image, job->journal_path, header);
+	if (j.luks2 != JOURNAL_LUKS2_DETACHED)
+		return;
+	if (!header)
+		errx(EXIT_FAILURE, "%s: the journal %s was started with --header %s; "
+		     "resume with the same --header; nothing was written", job->image,
+		     job->journal_path, j.header_path);
+	rc = file_fingerprint(header, fp);
+	if (rc) {
+		errno = -rc;
+		err(EXIT_FAILURE, "--header %s: cannot read it (the journal %s was started "
+		    "with --header %s)", header, job->journal_path, j.header_path);
+	}
+	if (memcmp(fp, j.header_fp, sizeof(fp)))
+		errx(EXIT_FAILURE, "--header %s: not the LUKS2 header the journal %s was "
+		     "started with (--header %s, whose contents differ); nothing was "
+		     "written", header, job->journal_path, j.header_path);
+}
+
 static enum session_state start(struct job *job, struct journal *j)
 {
 	int rc;
@@ -109,6 +203,7 @@ static enum session_state start(struct job *job, struct journal *j)
 		err(EXIT_FAILURE, "cannot get random bytes for the journal's salt");
 	side_record(&j->old, &job->old);
 	side_record(&j->new, &job->new);
+	header_record(job, j);
 	rc = journal_key_check(job->old.key, j->salt, j->kdf_iter, j->old.check);
 	if (!rc)
 		rc = journal_key_check(job->new.key, j->salt, j->kdf_iter, j->new.check);

@@ -17,6 +17,16 @@ enum session_state {
  * message when it does not fit. */
 enum session_state session_open(struct job *job, struct journal *j);
 
+/*
+ * A --luks2 resume, before the header is opened: dies with a message
+ * naming the journal and --header when the run that started used
+ * another header (@header: the one given now, NULL for none) or put it
+ * into the image. Returns when they agree, or when the journal does not
+ * say (an older journal; one that cannot be read, which session_open()
+ * then reports).
+ */
+void session_check_header(const struct job *job, const char *header);
+
 /* Whether the journal file exists already. */
 bool session_exists(const struct job *job);
 

@@ -90,3 +90,57 @@ check_sector() {
 	[[ "$output" == *"aes-cbc-essiv:sha256: not a LUKS2 cipher this tool writes"* ]]
 	[ ! -e "$TESTDIR/h" ]
 }
+
+@test "a resume with another --header, or without it, is refused naming the journal; a moved header is the same" {
+	[ -f "$IOFAULT" ] || skip "iofault shim not built"
+	run env IOFAULT_PATHS="$IMG" IOFAULT_CRASH_AT=12 LD_PRELOAD="$IOFAULT" \
+		"$REENC" -e aes -p 3 "$IMG" --new --luks2 --header "$TESTDIR/hdr" --iter-time 10 \
+		--cipher aes-cbc-plain64 -p 4 3<"$TESTDIR/p_old" 4<"$TESTDIR/p_new"
+	[ "$status" -eq 137 ]
+	cp "$IMG" "$TESTDIR/half"
+	hdr=$(realpath "$TESTDIR/hdr")
+	# without --header: the journal names the header it was started with
+	run "$REENC" -e aes -p 3 "$IMG" --new --luks2 --cipher aes-cbc-plain64 -p 4 \
+		3<"$TESTDIR/p_old" 4<"$TESTDIR/p_new"
+	[ "$status" -eq 1 ]
+	[ "$output" = "cryptoloop-reencrypt: $IMG: the journal $IMG.reencrypt was started with --header $hdr; resume with the same --header; nothing was written" ]
+	cmp "$IMG" "$TESTDIR/half"
+	[ ! -e "$IMG.reencrypt.luks2-header" ]
+	# another header: one byte of it differs
+	cp "$TESTDIR/hdr" "$TESTDIR/other"
+	printf 'x' | dd of="$TESTDIR/other" bs=1 seek=$((16 * 1048576 - 1)) conv=notrunc status=none
+	run "$REENC" -e aes -p 3 "$IMG" --new --luks2 --header "$TESTDIR/other" \
+		--cipher aes-cbc-plain64 -p 4 3<"$TESTDIR/p_old" 4<"$TESTDIR/p_new"
+	[ "$status" -eq 1 ]
+	[ "$output" = "cryptoloop-reencrypt: --header $TESTDIR/other: not the LUKS2 header the journal $IMG.reencrypt was started with (--header $hdr, whose contents differ); nothing was written" ]
+	cmp "$IMG" "$TESTDIR/half"
+	# the same header under another name finishes the job
+	mv "$TESTDIR/hdr" "$TESTDIR/moved"
+	run "$REENC" -e aes -p 3 "$IMG" --new --luks2 --header "$TESTDIR/moved" \
+		--cipher aes-cbc-plain64 -p 4 3<"$TESTDIR/p_old" 4<"$TESTDIR/p_new"
+	[ "$status" -eq 0 ]
+	mv "$TESTDIR/moved" "$TESTDIR/hdr"
+	vk=$(volume_key)
+	for s in 0 1000 2047; do
+		check_sector "$s" "$vk" || fail "sector $s"
+	done
+}
+
+@test "a resume of an in-image --luks2 run with --header is refused naming the journal" {
+	[ -f "$IOFAULT" ] || skip "iofault shim not built"
+	run env IOFAULT_PATHS="$IMG" IOFAULT_CRASH_AT=12 LD_PRELOAD="$IOFAULT" \
+		"$REENC" -e aes -p 3 "$IMG" --new --luks2 --iter-time 10 -p 4 \
+		3<"$TESTDIR/p_old" 4<"$TESTDIR/p_new"
+	[ "$status" -eq 137 ]
+	cp "$IMG" "$TESTDIR/half"
+	run "$REENC" -e aes -p 3 "$IMG" --new --luks2 --header "$TESTDIR/hdr" -p 4 \
+		3<"$TESTDIR/p_old" 4<"$TESTDIR/p_new"
+	[ "$status" -eq 1 ]
+	[ "$output" = "cryptoloop-reencrypt: $IMG: the journal $IMG.reencrypt was started without --header (the LUKS2 header goes into the image); resume without --header $TESTDIR/hdr; nothing was written" ]
+	cmp "$IMG" "$TESTDIR/half"
+	[ ! -e "$TESTDIR/hdr" ]
+	run "$REENC" -e aes -p 3 "$IMG" --new --luks2 --iter-time 10 -p 4 \
+		3<"$TESTDIR/p_old" 4<"$TESTDIR/p_new"
+	[ "$status" -eq 0 ]
+	cryptsetup luksDump "$IMG" | grep -q "^Version:.*2"
+}

@@ -1,0 +1,198 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# "losetup -e luks" and "mount.cryptoloop cipher=luks" in the guest, on
+# the stock kernel's dm-crypt: volumes that cryptsetup (the independent
+# tool) formats open with the same plaintext that "cryptsetup open" shows,
+# both ways; LUKS1, a detached header, a key file, read-only, straight on
+# a block device; cryptoloop-reencrypt --new --luks2 results, with and
+# without --header, through losetup and an fstab line; a wrong passphrase
+# refused with our message; detach leaves no mapping, loop device or
+# record. Run by tests/vm/luks-open (through tests/vm/guest-dm).
+
+load ../e2e/helpers
+
+setup() {
+	e2e_setup
+	# the passphrase without its newline, as cryptsetup's --key-file reads it
+	printf '%s' "$PASS" > "$TESTDIR/key"
+}
+
+teardown() {
+	local m
+	mountpoint -q "$MNT" 2>/dev/null && umount "$MNT"
+	for m in $(dmsetup ls 2>/dev/null | awk '/^(cryptoloop-|clref)/ { print $1 }'); do
+		dmsetup remove "$m" 2>/dev/null || true
+	done
+	e2e_teardown
+}
+
+# nothing of the dm engine is left: no mapping, no loop device, no record
+dm_clean() {
+	[ -z "$(dmsetup ls 2>/dev/null | grep '^cryptoloop-')" ] ||
+		fail "mapping left: $(dmsetup ls)"
+	! "$UL_LOSETUP" -a | grep -F "$TESTDIR" || fail "loop device left"
+	! ls "$STATE_DIR" 2>/dev/null | grep -q '^dm\.' || fail "record left: $(ls "$STATE_DIR")"
+}
+
+# luks_format IMAGE [cryptsetup options]: a LUKS2 volume with a cheap keyslot
+# (PBKDF2, 1000 iterations: argon2 under TCG costs seconds per open)
+luks_format() {
+	local img=$1
+	shift
+	cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 --pbkdf-force-iterations 1000 \
+		--key-file "$TESTDIR/key" "$@" "$img"
+}
+
+@test "a cryptsetup LUKS2 volume opens with losetup -e luks: same plaintext both ways, listed, detach cleans" {
+	img=$(image 24M)
+	luks_format "$img"
+	head -c 8M /dev/urandom > "$TESTDIR/plain"
+	cryptsetup open --key-file "$TESTDIR/key" "$img" clref
+	dd if="$TESTDIR/plain" of=/dev/mapper/clref bs=1M oflag=direct status=none
+	size=$(blockdev --getsize64 /dev/mapper/clref)
+	cryptsetup close clref
+
+	dev=$(attach -e luks -p 3 "$img")
+	[[ "$dev" == /dev/mapper/cryptoloop-loop* ]]
+	[ "$(blockdev --getsize64 "$dev")" -eq "$size" ]
+	cmp <(device_bytes "$dev" | head -c 8M) "$TESTDIR/plain"
+	# listed like any dm-engine device, the cipher from the header
+	run "$LOSETUP" -l -n -O NAME,BACK-FILE,CIPHER,KEYBITS,ENGINE
+	[ "$(echo $output)" = "$dev $img luks2-aes-xts-plain64 512 dm" ]
+	run "$LOSETUP" -j "$img" -J -O NAME,ENGINE,CIPHER
+	[[ "$(echo $output)" == *"\"name\": \"$dev\", \"engine\": \"dm\", \"cipher\": \"luks2-aes-xts-plain64\""* ]]
+	run "$LOSETUP" -a
+	[[ "$output" == "$dev: "*"($img), encryption luks2-aes-xts-plain64 (type 0)" ]]
+	# written through ours, read by cryptsetup's mapping
+	head -c 4M /dev/urandom > "$TESTDIR/plain2"
+	dd if="$TESTDIR/plain2" of="$dev" bs=1M seek=2 oflag=direct status=none
+	detach "$dev"
+	dm_clean
+	cryptsetup open --readonly --key-file "$TESTDIR/key" "$img" clref
+	cmp <(device_bytes /dev/mapper/clref | head -c 2M) <(head -c 2M "$TESTDIR/plain")
+	cmp <(device_bytes /dev/mapper/clref | tail -c +$((2 * 1048576 + 1)) | head -c 4M) \
+		"$TESTDIR/plain2"
+	cryptsetup close clref
+}
+
+@test "a wrong passphrase is refused with our message, nothing left" {
+	img=$(image 20M)
+	luks_format "$img"
+	printf 'not the passphrase of this volume\n' > "$TESTDIR/wrong"
+	run "$LOSETUP" --engine dm -e luks -p 3 -f --show "$img" 3< "$TESTDIR/wrong"
+	[ "$status" -eq 1 ]
+	[ "$output" = "losetup: $img: no LUKS keyslot opens with this passphrase" ]
+	dm_clean
+	# a LUKS1 volume is not a LUKS2 one
+	luks1=$(image 20M luks1)
+	cryptsetup luksFormat -q --type luks1 --pbkdf-force-iterations 1000 \
+		--key-file "$TESTDIR/key" "$luks1"
+	run "$LOSETUP" --engine dm -e luks2 -p 3 -f --show "$luks1" 3< "$TESTDIR/pass"
+	[ "$status" -eq 1 ]
+	[ "$output" = "losetup: $luks1: not a luks2 header" ]
+	dm_clean
+}
+
+@test "LUKS1, a detached header, a key file, read-only; straight on a block device" {
+	# LUKS1 with the passphrase
+	img=$(image 20M)
+	cryptsetup luksFormat -q --type luks1 --pbkdf-force-iterations 1000 \
+		--key-file "$TESTDIR/key" "$img"
+	head -c 4M /dev/urandom > "$TESTDIR/plain"
+	cryptsetup open --key-file "$TESTDIR/key" "$img" clref
+	dd if="$TESTDIR/plain" of=/dev/mapper/clref bs=1M oflag=direct status=none
+	cryptsetup close clref
+	dev=$(attach -e luks1 -p 3 "$img")
+	cmp <(device_bytes "$dev" | head -c 4M) "$TESTDIR/plain"
+	[ "$("$LOSETUP" -l -n -O CIPHER "$dev")" = luks1-aes-xts-plain64 ]
+	detach "$dev"
+	dm_clean
+
+	# LUKS2, header in its own file, a binary key file, read-only
+	img=$(image 8M data)
+	truncate -s 16M "$TESTDIR/hdr"
+	head -c 64 /dev/urandom > "$TESTDIR/keyfile"
+	cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 --pbkdf-force-iterations 1000 \
+		--cipher aes-cbc-essiv:sha256 --key-size 256 --header "$TESTDIR/hdr" \
+		--key-file "$TESTDIR/keyfile" "$img"
+	cryptsetup open --header "$TESTDIR/hdr" --key-file "$TESTDIR/keyfile" "$img" clref
+	dd if="$TESTDIR/plain" of=/dev/mapper/clref bs=1M oflag=direct status=none
+	cryptsetup close clref
+	# the passphrase is not the key file
+	run "$LOSETUP" --engine dm -e luks --header "$TESTDIR/hdr" -p 3 -f --show "$img" 3< "$TESTDIR/pass"
+	[ "$status" -eq 1 ]
+	[ "$output" = "losetup: $img: no LUKS keyslot opens with this passphrase" ]
+	dm_clean
+	dev=$(attach -e luks --header "$TESTDIR/hdr" --cleartext-keyfile "$TESTDIR/keyfile" -r "$img")
+	cmp <(device_bytes "$dev" | head -c 4M) "$TESTDIR/plain"
+	[ "$(blockdev --getro "$dev")" = 1 ]
+	[ "$(blockdev --getsize64 "$dev")" -eq $((8 << 20)) ]
+	[ "$("$LOSETUP" -l -n -O CIPHER "$dev")" = luks2-aes-cbc-essiv:sha256 ]
+	detach "$dev"
+	dm_clean
+
+	# a RAM disk: the mapping sits straight on it, no loop device
+	[ -b /dev/ram0 ] || modprobe brd rd_nr=1 rd_size=65536
+	loops=$("$UL_LOSETUP" -a | wc -l)
+	luks_format /dev/ram0
+	dev=$(attach -e luks -p 3 /dev/ram0)
+	[ "$dev" = /dev/mapper/cryptoloop-ram0 ]
+	[ "$("$UL_LOSETUP" -a | wc -l)" -eq "$loops" ]
+	dd if="$TESTDIR/plain" of="$dev" bs=1M oflag=direct status=none
+	detach "$dev"
+	dm_clean
+	cryptsetup open --readonly --key-file "$TESTDIR/key" /dev/ram0 clref
+	cmp <(device_bytes /dev/mapper/clref | head -c 4M) "$TESTDIR/plain"
+	cryptsetup close clref
+}
+
+@test "cryptoloop-reencrypt --new --luks2 results, with and without --header, open with losetup and an fstab line" {
+	install -m 0755 "$top_builddir/mount/mount.cryptoloop" /sbin/mount.cryptoloop
+	install -m 0755 "$top_builddir/mount/umount.cryptoloop" /sbin/umount.cryptoloop
+	# mount(8) runs the helper without LD_LIBRARY_PATH: the wrapper script
+	export CRYPTOLOOP_LOSETUP="$top_builddir/losetup/losetup"
+	reenc=$top_builddir/reencrypt/cryptoloop-reencrypt
+	printf 'the LUKS2 passphrase, long enough\n' > "$TESTDIR/pnew"
+	# an AES256 image with ext4 and a file, made through the dm engine
+	img=$(image 20M one)
+	dev=$(attach -e AES256 -p 3 "$img")
+	mkfs.ext4 -q "$dev"
+	mount "$dev" "$MNT"
+	head -c 1M /dev/urandom > "$MNT/file"
+	sum=$(sha256sum < "$MNT/file")
+	umount "$MNT"
+	detach "$dev"
+	dm_clean
+	cp "$img" "$TESTDIR/two"
+	"$reenc" --progress=never -e AES256 -p 3 "$img" --new --luks2 --header "$TESTDIR/hdr" \
+		--iter-time 10 -p 4 3< "$TESTDIR/pass" 4< "$TESTDIR/pnew"
+	"$reenc" --progress=never -e AES256 -p 3 "$TESTDIR/two" --new --luks2 \
+		--iter-time 10 -p 4 3< "$TESTDIR/pass" 4< "$TESTDIR/pnew"
+
+	for args in "--header $TESTDIR/hdr $img" "$TESTDIR/two"; do
+		# shellcheck disable=SC2086
+		dev=$(PASSFILE=$TESTDIR/pnew attach -e luks -p 3 $args)
+		mount -o ro "$dev" "$MNT"
+		[ "$(sha256sum < "$MNT/file")" = "$sum" ]
+		umount "$MNT"
+		detach "$dev"
+		dm_clean
+	done
+
+	# fstab lines; umount takes the mapping and the loop device away
+	cat > "$TESTDIR/fstab" <<-EOT
+	$img $MNT cryptoloop encryption=luks,header=$TESTDIR/hdr,passfd=3,noauto 0 0
+	$TESTDIR/two $TESTDIR/mnt2 cryptoloop cipher=luks2,passfd=3,noauto 0 0
+	EOT
+	mkdir "$TESTDIR/mnt2"
+	LIBMOUNT_FSTAB="$TESTDIR/fstab" mount "$MNT" 3< "$TESTDIR/pnew"
+	findmnt -n -o SOURCE "$MNT" | grep -q '^/dev/mapper/cryptoloop-loop'
+	[ "$(sha256sum < "$MNT/file")" = "$sum" ]
+	umount "$MNT"
+	dm_clean
+	LIBMOUNT_FSTAB="$TESTDIR/fstab" mount "$TESTDIR/mnt2" 3< "$TESTDIR/pnew"
+	[ "$(sha256sum < "$TESTDIR/mnt2/file")" = "$sum" ]
+	umount "$TESTDIR/mnt2"
+	dm_clean
+}
