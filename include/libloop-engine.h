@@ -21,8 +21,6 @@
 #ifndef LIBLOOP_ENGINE_H
 #define LIBLOOP_ENGINE_H
 
-#include <limits.h>
-#include <linux/limits.h>	/* PATH_MAX, also in strict ISO C modes */
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -88,29 +86,40 @@ struct loop_engine_config {
 
 /*
  * One attached encrypted device, as recorded in LOOP_STATE_DIR/<id>/state.
+ * Opaque: loop_state_new() makes an empty one for loop_engine_attach() or
+ * loop_state_lookup() to fill, and the accessors below read it.
  */
-struct loop_state {
-	char id[64];			/* directory name under LOOP_STATE_DIR */
-	char device[64];		/* /dev/loopN, /dev/cryptoloopN or
-					 * /dev/mapper/cryptoloop-loopN */
-	char image[PATH_MAX];		/* canonical path of the real image */
-	dev_t image_dev;
-	ino_t image_ino;
-	uint64_t offset;		/* as the user gave them */
-	uint64_t sizelimit;
-	char cipher[32];		/* spec name, "" for passthrough */
-	unsigned int key_bits;
-	unsigned int key_count;		/* 1, 64, 65; 0 for passthrough */
-	int encrypt_type;		/* lo_encrypt_type of the old tools */
-	enum loop_engine_kind engine;
-	int read_only;
-	pid_t pid;			/* the fuse daemon, 0 for kmod */
-	unsigned long long pid_start;	/* its start time, against pid reuse */
-	char mount[PATH_MAX];		/* the FUSE mount point, "" for kmod */
-	dev_t fuse_dev;			/* the served file's identity, which */
-	ino_t fuse_ino;			/* survives a lazy unmount of its path */
-	char boot_id[40];
-};
+struct loop_state;
+
+/* Returns 0, -EINVAL (@st NULL), -ENOMEM. */
+int loop_state_new(struct loop_state **st);
+/* NULL is fine. */
+void loop_state_free(struct loop_state *st);
+
+/* The directory name under LOOP_STATE_DIR. */
+const char *loop_state_get_id(const struct loop_state *st);
+/* /dev/loopN, /dev/cryptoloopN or /dev/mapper/cryptoloop-loopN. */
+const char *loop_state_get_device(const struct loop_state *st);
+/* The canonical path of the real image, and its identity. */
+const char *loop_state_get_image(const struct loop_state *st);
+dev_t loop_state_get_image_dev(const struct loop_state *st);
+ino_t loop_state_get_image_ino(const struct loop_state *st);
+/* The range as the user gave it, in bytes; sizelimit 0: to the end. */
+uint64_t loop_state_get_offset(const struct loop_state *st);
+uint64_t loop_state_get_sizelimit(const struct loop_state *st);
+/* The cipher spec's name, "" for passthrough. */
+const char *loop_state_get_cipher(const struct loop_state *st);
+unsigned int loop_state_get_key_bits(const struct loop_state *st);
+/* 1, 64 or 65; 0 for passthrough. */
+unsigned int loop_state_get_key_count(const struct loop_state *st);
+/* lo_encrypt_type of the old tools. */
+int loop_state_get_encrypt_type(const struct loop_state *st);
+enum loop_engine_kind loop_state_get_engine(const struct loop_state *st);
+/* 1 when attached read-only, 0 when not. */
+int loop_state_is_readonly(const struct loop_state *st);
+/* The fuse engine's daemon and its mount point; 0 and "" for the others. */
+pid_t loop_state_get_pid(const struct loop_state *st);
+const char *loop_state_get_mount(const struct loop_state *st);
 
 /*
  * Attach an encrypted image. @ld bound to a device: use that one; unbound:

@@ -3,11 +3,42 @@
 #ifndef LIBLOOP_ENGINE_PRIVATE_H
 #define LIBLOOP_ENGINE_PRIVATE_H
 
+#include <limits.h>
+#include <linux/limits.h>	/* PATH_MAX */
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "libloop.h"
 #include "private.h"
+
+/*
+ * One attached encrypted device, as recorded in LOOP_STATE_DIR/<id>/state.
+ * Opaque to users (include/libloop-engine.h); engine-dm.so, built with
+ * libloop from the same tree, shares this layout.
+ */
+struct loop_state {
+	char id[64];			/* directory name under LOOP_STATE_DIR */
+	char device[64];		/* /dev/loopN, /dev/cryptoloopN or
+					 * /dev/mapper/cryptoloop-loopN */
+	char image[PATH_MAX];		/* canonical path of the real image */
+	dev_t image_dev;
+	ino_t image_ino;
+	uint64_t offset;		/* as the user gave them */
+	uint64_t sizelimit;
+	char cipher[32];		/* spec name, "" for passthrough */
+	unsigned int key_bits;
+	unsigned int key_count;		/* 1, 64, 65; 0 for passthrough */
+	int encrypt_type;		/* lo_encrypt_type of the old tools */
+	enum loop_engine_kind engine;
+	int read_only;
+	pid_t pid;			/* the fuse daemon, 0 for kmod */
+	unsigned long long pid_start;	/* its start time, against pid reuse */
+	char mount[PATH_MAX];		/* the FUSE mount point, "" for kmod */
+	dev_t fuse_dev;			/* the served file's identity, which */
+	ino_t fuse_ino;			/* survives a lazy unmount of its path */
+	char boot_id[40];
+};
 
 /* The file the daemon serves, inside its mount point. */
 #define LOOP_FUSE_FILE "data"

@@ -6,7 +6,7 @@
  * attach itself, so they are modules that only their users load.
  *
  * A module is looked up next to the libloop.so that is running, so an
- * installed library (LIBDIR/libloop.so.0 with LIBDIR/cryptoloop/NAME.so),
+ * installed library (LIBDIR/libloop.so.N with LIBDIR/cryptoloop/NAME.so),
  * a DESTDIR copy of it and a build tree (libloop/.libs/) each find their
  * own: no environment variable can point a root process at another file.
  */

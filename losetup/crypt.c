@@ -132,7 +132,7 @@ int create_encrypted(struct loopdev *ld, const struct create_opts *c,
 {
 	struct loop_engine_config cfg;
 	struct loop_cipher_spec spec;
-	struct loop_state st;
+	struct loop_state *st;
 	struct loop_pass *pass;
 	struct loop_key *key;
 	enum loop_err_object who;
@@ -210,19 +210,29 @@ int create_encrypted(struct loopdev *ld, const struct create_opts *c,
 										  cfg.fuse_daemon),
 					c->file);
 
-	rc = loop_engine_attach(ld, &cfg, &st, &who);
+	rc = loop_state_new(&st);
+	if (rc) {
+		loop_key_free(key);
+		errno = -rc;
+		err(EXIT_FAILURE, "%s: failed to allocate its record", c->file);
+	}
+	rc = loop_engine_attach(ld, &cfg, st, &who);
 	loop_key_free(key);
 	if (rc) {
+		loop_state_free(st);
 		report_attach(rc, who, ld, c->file);
 		return rc;
 	}
-	if (st.engine == LOOP_ENGINE_FUSE && !k->force && swap_signature_on(st.device)) {
+	if (loop_state_get_engine(st) == LOOP_ENGINE_FUSE && !k->force &&
+	    swap_signature_on(loop_state_get_device(st))) {
+		loop_state_free(st);
 		detach_device(ld);
 		errx(EXIT_FAILURE, "%s: its plaintext is swap, and swap through the FUSE "
 		     "engine can deadlock: not attached (use --engine kmod or dm; "
 		     "--force attaches anyway)", c->file);
 	}
-	snprintf(shown, size, "%s", st.device);
+	snprintf(shown, size, "%s", loop_state_get_device(st));
+	loop_state_free(st);
 	return rc;
 }
 
@@ -242,16 +252,18 @@ void crypt_gc(void)
 
 const struct loop_state *crypt_state(struct loopdev *ld)
 {
-	static struct loop_state st;
+	static struct loop_state *st;
 	static char cached[64];
 	static int found;
 
+	if (!st && loop_state_new(&st))
+		err(EXIT_FAILURE, "failed to allocate a record");
 	/* one lookup per device per listing */
 	if (strcmp(cached, loopdev_get_path(ld))) {
 		snprintf(cached, sizeof(cached), "%s", loopdev_get_path(ld));
-		found = loop_state_lookup(ld, &st) == 0;
+		found = loop_state_lookup(ld, st) == 0;
 	}
-	return found ? &st : NULL;
+	return found ? st : NULL;
 }
 
 int resize_device(struct loopdev *ld)
@@ -265,7 +277,7 @@ int resize_device(struct loopdev *ld)
 
 const char *crypt_multikey_name(const struct loop_state *cs)
 {
-	switch (cs->key_count) {
+	switch (loop_state_get_key_count(cs)) {
 	case MULTIKEY_V2_KEYS:
 		return "multi-key-v2";
 	case MULTIKEY_V3_KEYS:
@@ -279,7 +291,7 @@ const char *crypt_device_name(struct loopdev *ld)
 {
 	const struct loop_state *cs = crypt_state(ld);
 
-	return cs ? cs->device : loopdev_get_path(ld);
+	return cs ? loop_state_get_device(cs) : loopdev_get_path(ld);
 }
 
 int detach_device(struct loopdev *ld)

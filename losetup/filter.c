@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,11 +30,12 @@ bool file_filter_accepts(struct file_filter *f, struct loopdev *ld)
 	/* an encrypted device is associated with its real image */
 	cs = crypt_state(ld);
 	if (cs) {
-		if (f->match & LOOPDEV_MATCH_OFFSET && cs->offset != f->offset)
+		if (f->match & LOOPDEV_MATCH_OFFSET && loop_state_get_offset(cs) != f->offset)
 			return false;
 		if (f->has_st)
-			return cs->image_dev == f->st.st_dev && cs->image_ino == f->st.st_ino;
-		return !strcmp(cs->image, f->file);
+			return loop_state_get_image_dev(cs) == f->st.st_dev &&
+			       loop_state_get_image_ino(cs) == f->st.st_ino;
+		return !strcmp(loop_state_get_image(cs), f->file);
 	}
 	if (loopdev_is_backed_by(ld, st, f->file, f->offset, 0, f->match))
 		return true;
@@ -55,24 +57,28 @@ void file_filter_done(struct file_filter *f)
 
 /* The devices of records that stand on no loop device (dm on a disk). */
 struct loopless {
-	char (*dev)[sizeof(((struct loop_state *)0)->device)];
+	char **dev;
 	size_t n;
 };
 
 static int loopless_cb(const struct loop_state *st, void *data)
 {
 	struct loopless *l = data;
-	char lower[sizeof(st->device) + 32];
+	const char *dev = loop_state_get_device(st);
+	char lower[PATH_MAX];
 	void *p;
 
-	if (loop_state_resolve(st->device, lower, sizeof(lower)) ||
-	    strcmp(lower, st->device) || loopdev_is_loop_device(st->device))
+	if (loop_state_resolve(dev, lower, sizeof(lower)) ||
+	    strcmp(lower, dev) || loopdev_is_loop_device(dev))
 		return 0;
 	p = realloc(l->dev, (l->n + 1) * sizeof(*l->dev));
 	if (!p)
 		return -ENOMEM;
 	l->dev = p;
-	memcpy(l->dev[l->n++], st->device, sizeof(st->device));
+	l->dev[l->n] = strdup(dev);
+	if (!l->dev[l->n])
+		return -ENOMEM;
+	l->n++;
 	return 0;
 }
 
@@ -94,6 +100,8 @@ static int for_each_loopless_device(struct loopdev *ld, struct file_filter *f,
 		if (rc)
 			break;
 	}
+	for (i = 0; i < l.n; i++)
+		free(l.dev[i]);
 	free(l.dev);
 	return rc < 0 ? rc : 0;
 }

@@ -15,14 +15,17 @@
 /* An encrypted device: the real image, the user's range, the cipher. */
 static void print_crypt_line(struct loopdev *ld, const struct loop_state *cs)
 {
-	printf("%s: [%04jd]:%ju (%s)", cs->device,
-	       (intmax_t)cs->image_dev, (uintmax_t)cs->image_ino, cs->image);
-	if (cs->offset)
-		printf(", offset %ju", (uintmax_t)cs->offset);
-	if (cs->sizelimit)
-		printf(", sizelimit %ju", (uintmax_t)cs->sizelimit);
-	if (cs->cipher[0])
-		printf(", encryption %s (type %d)", cs->cipher, cs->encrypt_type);
+	const char *cipher = loop_state_get_cipher(cs);
+
+	printf("%s: [%04jd]:%ju (%s)", loop_state_get_device(cs),
+	       (intmax_t)loop_state_get_image_dev(cs),
+	       (uintmax_t)loop_state_get_image_ino(cs), loop_state_get_image(cs));
+	if (loop_state_get_offset(cs))
+		printf(", offset %ju", (uintmax_t)loop_state_get_offset(cs));
+	if (loop_state_get_sizelimit(cs))
+		printf(", sizelimit %ju", (uintmax_t)loop_state_get_sizelimit(cs));
+	if (cipher[0])
+		printf(", encryption %s (type %d)", cipher, loop_state_get_encrypt_type(cs));
 	/* loop-AES's README has users look for this in "losetup -a" */
 	if (crypt_multikey_name(cs))
 		printf(", %s", crypt_multikey_name(cs));

@@ -433,7 +433,7 @@ static int run(struct cmdline *cl, struct loopdev *ld, int argc, char **argv)
 		res = report(resize_device(ld), "set capacity", ld);
 		break;
 	case A_SET_DIRECT_IO:
-		if (crypt_state(ld) && crypt_state(ld)->engine == LOOP_ENGINE_FUSE) {
+		if (crypt_state(ld) && loop_state_get_engine(crypt_state(ld)) == LOOP_ENGINE_FUSE) {
 			/* the loop device's flag would only change the hop to the
 			 * daemon, never how the image is read: refuse, do not pretend */
 			warnx("%s: --direct-io is not supported by the fuse engine "

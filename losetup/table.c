@@ -61,7 +61,7 @@ static int loopless_cell(struct loopdev *ld, const struct loop_state *cs, int co
 			*res = fmt_majmin(st.st_rdev, false);
 		return 1;
 	case COL_RO:
-		*res = strdup(cs->read_only ? "1" : "0");
+		*res = strdup(loop_state_is_readonly(cs) ? "1" : "0");
 		return 1;
 	case COL_AUTOCLR:
 	case COL_PARTSCAN:
@@ -88,6 +88,7 @@ static int loopless_cell(struct loopdev *ld, const struct loop_state *cs, int co
 static int crypt_cell(struct loopdev *ld, int col, char **res)
 {
 	const struct loop_state *cs = crypt_state(ld);
+	const char *cipher;
 
 	*res = NULL;
 	if (!cs) {
@@ -96,36 +97,38 @@ static int crypt_cell(struct loopdev *ld, int col, char **res)
 	}
 	switch (col) {
 	case COL_NAME:
-		*res = strdup(cs->device);
+		*res = strdup(loop_state_get_device(cs));
 		return 1;
 	case COL_BACK_FILE:
-		*res = strdup(cs->image);
+		*res = strdup(loop_state_get_image(cs));
 		return 1;
 	case COL_OFFSET:
-		*res = fmt_u64(cs->offset);
+		*res = fmt_u64(loop_state_get_offset(cs));
 		return 1;
 	case COL_SIZELIMIT:
-		*res = fmt_u64(cs->sizelimit);
+		*res = fmt_u64(loop_state_get_sizelimit(cs));
 		return 1;
 	case COL_BACK_INO:
-		*res = fmt_u64((uint64_t)cs->image_ino);
+		*res = fmt_u64((uint64_t)loop_state_get_image_ino(cs));
 		return 1;
 	case COL_BACK_MAJMIN:
-		*res = fmt_majmin(cs->image_dev, true);
+		*res = fmt_majmin(loop_state_get_image_dev(cs), true);
 		return 1;
 	case COL_CIPHER:
-		*res = cs->cipher[0] ? strdup(cs->cipher) : NULL;
+		cipher = loop_state_get_cipher(cs);
+		*res = cipher[0] ? strdup(cipher) : NULL;
 		return 1;
 	case COL_KEYBITS:
-		*res = cs->key_bits ? fmt_u64(cs->key_bits) : NULL;
+		*res = loop_state_get_key_bits(cs) ?
+		       fmt_u64(loop_state_get_key_bits(cs)) : NULL;
 		return 1;
 	case COL_ENGINE:
-		*res = strdup(loop_engine_name(cs->engine));
+		*res = strdup(loop_engine_name(loop_state_get_engine(cs)));
 		return 1;
 	case COL_DIO:
 		/* the FUSE engine's daemon reads the image buffered; the loop
 		 * device above it uses direct I/O to the daemon, an internal hop */
-		if (cs->engine != LOOP_ENGINE_FUSE)
+		if (loop_state_get_engine(cs) != LOOP_ENGINE_FUSE)
 			return 0;
 		*res = strdup("0");
 		return 1;

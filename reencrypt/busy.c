@@ -98,10 +98,11 @@ static int fuse_record(const struct loop_state *st, void *data)
 {
 	struct want *w = data;
 
-	if (S_ISBLK(w->st.st_mode) || st->image_dev != w->st.st_dev ||
-	    st->image_ino != w->st.st_ino || !loop_state_daemon_alive(st))
+	if (S_ISBLK(w->st.st_mode) || loop_state_get_image_dev(st) != w->st.st_dev ||
+	    loop_state_get_image_ino(st) != w->st.st_ino || !loop_state_daemon_alive(st))
 		return 0;
-	snprintf(w->who, w->whosz, "%s (%s engine)", st->device, loop_engine_name(st->engine));
+	snprintf(w->who, w->whosz, "%s (%s engine)", loop_state_get_device(st),
+		 loop_engine_name(loop_state_get_engine(st)));
 	return 1;
 }
 

@@ -3,10 +3,12 @@
 #
 # What a plain losetup loads at start (TAP). Encryption, the dm engine
 # and -F load their libraries on first use, so a run that uses none of
-# them starts with no more than util-linux's losetup, plus libloop:
+# them starts with no more than util-linux's losetup (libc, libsmartcols)
+# loads, libloop taking libsmartcols' place:
 #   - libloop.so needs libc only, and leaves no gcry_*, crypt_*, dm_* or
 #     mnt_* symbol for the loader to find;
-#   - losetup needs libloop, libsmartcols and libc.
+#   - losetup needs libloop and libc: libsmartcols is opened by the first
+#     --list call (losetup/smartcols-load.c).
 # With objdump missing the checks are skipped, never passed.
 set -u
 : "${top_builddir:?run through make check}"
@@ -39,7 +41,8 @@ else
 fi
 
 got=$(needed "$exe")
+soname=$(objdump -p "$lib" | awk '$1 == "SONAME" { print $2 }')
 case "$got" in
-"libc.so.6 libloop.so.0 libsmartcols.so.1 ") echo "ok 3 - losetup needs libloop, libsmartcols and libc" ;;
-*) echo "not ok 3 - losetup needs libloop, libsmartcols and libc"; echo "# it needs: $got" ;;
+"libc.so.6 $soname ") echo "ok 3 - losetup needs libloop and libc" ;;
+*) echo "not ok 3 - losetup needs libloop and libc"; echo "# it needs: $got" ;;
 esac

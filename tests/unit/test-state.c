@@ -193,10 +193,53 @@ static void test_proof(void)
 	ok(!loop_state_proves_daemon(&st), "another boot's record proves nothing");
 }
 
+/* What users of the opaque struct read: each accessor its own field. */
+static void test_accessors(void)
+{
+	struct loop_state *st = NULL;
+	struct loop_state a;
+	char mnt[64];
+	int n;
+
+	ok(loop_state_new(NULL) == -EINVAL, "loop_state_new(NULL): -EINVAL");
+	ok(loop_state_new(&st) == 0 && st, "loop_state_new");
+	if (!st)
+		return;
+	is_str(loop_state_get_device(st), "", "a new record is empty");
+	sample(&a);
+	*st = a;
+	is_str(loop_state_get_id(st), "fuse.abcdef", "id");
+	is_str(loop_state_get_device(st), "/dev/loop5", "device");
+	is_str(loop_state_get_image(st), "/srv/images/disk.img", "image");
+	is_u64(loop_state_get_image_dev(st), 65024, "image_dev");
+	is_u64(loop_state_get_image_ino(st), 1234567, "image_ino");
+	is_u64(loop_state_get_offset(st), 1048576, "offset");
+	is_u64(loop_state_get_sizelimit(st), 0, "sizelimit");
+	is_str(loop_state_get_cipher(st), "AES128", "cipher");
+	is_u64(loop_state_get_key_bits(st), 128, "key_bits");
+	is_u64(loop_state_get_key_count(st), 1, "key_count");
+	is_u64(loop_state_get_encrypt_type(st), 18, "encrypt_type");
+	ok(loop_state_get_engine(st) == LOOP_ENGINE_FUSE, "engine");
+	ok(loop_state_is_readonly(st) == 0, "read-write");
+	is_u64(loop_state_get_pid(st), 4242, "pid");
+	snprintf(mnt, sizeof(mnt), "%s/fuse.abcdef/mnt", LOOP_STATE_DIR);
+	is_str(loop_state_get_mount(st), mnt, "mount");
+	/* the id is the record's directory, not a line of it */
+	a.read_only = 1;
+	a.sizelimit = 4096;
+	n = loop_state_format(&a, buf, sizeof(buf));
+	ok(n > 0 && loop_state_parse(st, buf, (size_t)n) == 0 &&
+	   loop_state_is_readonly(st) == 1 && loop_state_get_sizelimit(st) == 4096,
+	   "read-only, sizelimit 4096");
+	loop_state_free(st);
+	loop_state_free(NULL);
+}
+
 int main(void)
 {
 	test_round_trip();
 	test_corrupt();
 	test_proof();
+	test_accessors();
 	return tap_done();
 }

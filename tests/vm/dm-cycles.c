@@ -27,7 +27,7 @@ int main(int argc, char **argv)
 	struct loop_key_params params = { 0 };
 	struct loop_engine_config cfg = { 0 };
 	struct loop_cipher_spec spec;
-	struct loop_state st;
+	struct loop_state *st;
 	struct loop_pass *pass = NULL;
 	struct loop_key *key = NULL;
 	struct loopdev *ld;
@@ -52,21 +52,23 @@ int main(int argc, char **argv)
 	cfg.key = key;
 	cfg.iv_offset = loop_xfer_iv_offset(0, -1);
 	cfg.engine = LOOP_ENGINE_DM;
+	if (loop_state_new(&st))
+		return fail(0, "loop_state_new", -ENOMEM);
 
 	for (i = 1; i <= count; i++) {
 		if (loopdev_new(&ld))
 			return fail(i, "loopdev_new", -ENOMEM);
-		rc = loop_engine_attach(ld, &cfg, &st, NULL);
+		rc = loop_engine_attach(ld, &cfg, st, NULL);
 		if (rc)
 			return fail(i, "attach", rc);
-		if (stat(st.device, &sb) < 0 || !S_ISBLK(sb.st_mode))
-			return fail(i, st.device, -ENODEV);
+		if (stat(loop_state_get_device(st), &sb) < 0 || !S_ISBLK(sb.st_mode))
+			return fail(i, loop_state_get_device(st), -ENODEV);
 		snprintf(lower, sizeof(lower), "%s", loopdev_get_path(ld));
 		rc = loop_engine_detach(ld);
 		if (rc)
 			return fail(i, "detach", rc);
 		loopdev_free(ld);
-		if (access(st.device, F_OK) == 0)
+		if (access(loop_state_get_device(st), F_OK) == 0)
 			return fail(i, "mapping left", -EEXIST);
 		if (loopdev_new(&ld))
 			return fail(i, "loopdev_new", -ENOMEM);
@@ -75,6 +77,7 @@ int main(int argc, char **argv)
 		loopdev_free(ld);
 	}
 	loop_key_free(key);
+	loop_state_free(st);
 	printf("%d cycles\n", count);
 	return 0;
 }
