@@ -107,7 +107,7 @@ int create_luks(struct loopdev *ld, const struct create_opts *c,
 	struct loop_engine_config cfg;
 	struct loop_cipher_spec spec;
 	struct loop_pass *pass = NULL;
-	struct loop_state st;
+	struct loop_state *st = NULL;
 	enum loop_err_object who;
 	const char *bad = luks_refused(c, k);
 	int rc;
@@ -143,13 +143,19 @@ int create_luks(struct loopdev *ld, const struct create_opts *c,
 	cfg.lo_flags = c->lo_flags;
 	cfg.force = k->force;
 	cfg.engine = LOOP_ENGINE_DM;
-	rc = loop_engine_attach_luks(ld, &cfg, &luks, &st, &who);
+	rc = loop_state_new(&st);
+	if (rc == 0)
+		rc = loop_engine_attach_luks(ld, &cfg, &luks, st, &who);
+	else
+		who = LOOP_ERR_IMAGE;
 	loop_pass_free(pass);
 	if (rc) {
+		loop_state_free(st);
 		report_luks(rc, who, ld, c, k);
 		return rc;
 	}
-	snprintf(shown, size, "%s", st.device);
+	snprintf(shown, size, "%s", loop_state_get_device(st));
+	loop_state_free(st);
 	return 0;
 }
 
