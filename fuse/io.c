@@ -90,6 +90,9 @@ static int io_range(struct clf *c, bool write, char *buf, uint64_t pos, size_t l
 	size_t off, n;
 	int rc = 0;
 
+	/* the cipher reads the page cache itself: no copy, no chunks */
+	if (!write && clf_map_covers(c, pos, len))
+		return clf_map_read(c, buf, pos, len);
 	for (off = 0; off < len && rc == 0; off += n) {
 		uint64_t sector = (pos + off) / SECTOR;
 		char *p = buf + off;
@@ -135,7 +138,8 @@ int clf_helper_start(struct clf *c)
 	struct clf_helper *h;
 	int rc;
 
-	/* passthrough has no cipher work to share */
+	/* passthrough has no cipher work to share (its reads and writes
+	 * are copies, which one thread does at memory speed) */
 	if (!c->xfer)
 		return 0;
 	h = calloc(1, sizeof(*h));
@@ -174,7 +178,10 @@ int clf_io(struct clf *c, bool write, char *buf, uint64_t pos, size_t len)
 	size_t first;
 	int rc, hrc;
 
-	if (!h || len < SPLIT_MIN_BYTES)
+	/* other requests in progress keep the other core busy already:
+	 * handing half of this one over would only add a wake-up and move
+	 * the data between the cores' caches */
+	if (!h || len < SPLIT_MIN_BYTES || atomic_load(&c->busy) > 1)
 		return io_range(c, write, buf, pos, len);
 
 	pthread_mutex_lock(&h->lock);
