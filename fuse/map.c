@@ -31,6 +31,7 @@
  * (a cold image on disk would otherwise be read one fault window at a
  * time); on tmpfs or a cached image that is a cheap no-op. */
 #define WILLNEED_MIN (128 * 1024)
+#define PREFETCH_MAX (16 * 1024)
 
 /* set while this thread reads through the mapping */
 static __thread sigjmp_buf *map_guard;
@@ -110,6 +111,14 @@ static int mapped_pass(struct clf *c, char *buf, const char *src, uint64_t pos, 
 		return -EIO;
 	map_guard = &jb;
 	if (c->map_decrypt) {
+		size_t o;
+
+		/* a small random read is not in the cache: ask for all its
+		 * lines at once, or the cipher waits on memory a block group
+		 * at a time (memcpy keeps many loads in flight by itself;
+		 * big reads have the hardware prefetcher) */
+		for (o = 0; len <= PREFETCH_MAX && o < len; o += 64)
+			__builtin_prefetch(src + o);
 		int rc = loop_xfer_decrypt(c->xfer, pos / SECTOR, buf, src, len / SECTOR);
 
 		map_guard = NULL;
