@@ -3,18 +3,20 @@
  * Moving a request's sectors between the image and plaintext, on two
  * cores.
  *
- * Each range is done in cache-sized chunks: a chunk is read and then
+ * Reads come from the mapped image (map.c) when it covers them: the
+ * cipher reads the page cache itself. Otherwise, and for writes, each
+ * range is done in cache-sized chunks: a chunk is read and then
  * decrypted (or encrypted and then written) while it is still in the
  * cache, instead of one pass over a whole megabyte for the copy and a
  * second one for the cipher.
  *
- * A big request is cut in two: a helper thread does the second half
- * (its copy and its cipher) while the calling thread does the first. The
- * loop driver keeps several requests in flight, but two halves of one
- * request finish it sooner than one thread doing all of it, and the
- * cipher is the part passthrough does not have. When the helper is busy
- * with another request, the caller does the whole range itself rather
- * than wait.
+ * A big request that is the only one in progress is cut in two: a
+ * helper thread does the second half (its copy and its cipher) while
+ * the calling thread does the first, so one request at a time (dd, a
+ * single reader) gets both cores. With several requests in progress the
+ * other core is busy with them already, and a hand-off would only add a
+ * wake-up and move the data between the cores' caches. When the helper
+ * is busy, the caller does the whole range itself rather than wait.
  */
 #include "config.h"
 
