@@ -37,6 +37,14 @@ struct clf {
 	pthread_mutex_t rmw_lock;	/* serialises partial-sector writes */
 	/* a helper thread shares the cipher work of big requests */
 	struct clf_helper *helper;
+	atomic_uint busy;		/* reads and writes in progress */
+	/* the image mapped for reading (map.c); NULL: pread() only */
+	void *map_base;
+	size_t map_total;
+	const char *map;		/* the view's byte 0 */
+	uint64_t map_len;		/* view bytes mapped: the size at start */
+	size_t map_page;
+	bool map_decrypt;		/* decrypt straight from the mapping */
 };
 
 /* ops.c */
@@ -49,6 +57,15 @@ extern const struct fuse_lowlevel_ops clf_ops;
 int clf_io(struct clf *c, bool write, char *buf, uint64_t pos, size_t len);
 int clf_helper_start(struct clf *c);
 void clf_helper_stop(struct clf *c);
+
+/* map.c: map the image for reads (best effort: without it, pread());
+ * read whole sectors [@pos, @pos + @len) of the view through the mapping,
+ * decrypted, into @buf: 0, -EIO (the page is gone or unreadable) or
+ * -errno of the cipher */
+void clf_map_setup(struct clf *c, bool locked_on_fault);
+void clf_map_release(struct clf *c);
+bool clf_map_covers(const struct clf *c, uint64_t pos, size_t len);
+int clf_map_read(struct clf *c, char *buf, uint64_t pos, size_t len);
 
 /* size.c: the view's size from the image's now, -errno (-ERANGE: not
  * one whole sector past @offset); refreshing c->size from it */

@@ -3,18 +3,20 @@
  * Moving a request's sectors between the image and plaintext, on two
  * cores.
  *
- * Each range is done in cache-sized chunks: a chunk is read and then
+ * Reads come from the mapped image (map.c) when it covers them: the
+ * cipher reads the page cache itself. Otherwise, and for writes, each
+ * range is done in cache-sized chunks: a chunk is read and then
  * decrypted (or encrypted and then written) while it is still in the
  * cache, instead of one pass over a whole megabyte for the copy and a
  * second one for the cipher.
  *
- * A big request is cut in two: a helper thread does the second half
- * (its copy and its cipher) while the calling thread does the first. The
- * loop driver keeps several requests in flight, but two halves of one
- * request finish it sooner than one thread doing all of it, and the
- * cipher is the part passthrough does not have. When the helper is busy
- * with another request, the caller does the whole range itself rather
- * than wait.
+ * A big request that is the only one in progress is cut in two: a
+ * helper thread does the second half (its copy and its cipher) while
+ * the calling thread does the first, so one request at a time (dd, a
+ * single reader) gets both cores. With several requests in progress the
+ * other core is busy with them already, and a hand-off would only add a
+ * wake-up and move the data between the cores' caches. When the helper
+ * is busy, the caller does the whole range itself rather than wait.
  */
 #include "config.h"
 
@@ -90,6 +92,9 @@ static int io_range(struct clf *c, bool write, char *buf, uint64_t pos, size_t l
 	size_t off, n;
 	int rc = 0;
 
+	/* the cipher reads the page cache itself: no copy, no chunks */
+	if (!write && clf_map_covers(c, pos, len))
+		return clf_map_read(c, buf, pos, len);
 	for (off = 0; off < len && rc == 0; off += n) {
 		uint64_t sector = (pos + off) / SECTOR;
 		char *p = buf + off;
@@ -135,7 +140,8 @@ int clf_helper_start(struct clf *c)
 	struct clf_helper *h;
 	int rc;
 
-	/* passthrough has no cipher work to share */
+	/* passthrough has no cipher work to share (its reads and writes
+	 * are copies, which one thread does at memory speed) */
 	if (!c->xfer)
 		return 0;
 	h = calloc(1, sizeof(*h));
@@ -174,7 +180,10 @@ int clf_io(struct clf *c, bool write, char *buf, uint64_t pos, size_t len)
 	size_t first;
 	int rc, hrc;
 
-	if (!h || len < SPLIT_MIN_BYTES)
+	/* other requests in progress keep the other core busy already:
+	 * handing half of this one over would only add a wake-up and move
+	 * the data between the cores' caches */
+	if (!h || len < SPLIT_MIN_BYTES || atomic_load(&c->busy) > 1)
 		return io_range(c, write, buf, pos, len);
 
 	pthread_mutex_lock(&h->lock);

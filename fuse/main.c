@@ -52,6 +52,8 @@ struct args {
 };
 
 static int ready_fd = -1;
+/* mlockall() locks pages as they are touched, not all at once */
+static bool locked_on_fault;
 
 /* losetup attaches the loop device right after we report readiness; if
  * nobody opens the file by then, losetup died in between: do not linger */
@@ -86,8 +88,9 @@ static void harden(void)
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	setrlimit(RLIMIT_CORE, &no_core);
 	/* lock pages as they are touched: thread stacks are large */
-	if (mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT) < 0 &&
-	    mlockall(MCL_CURRENT | MCL_FUTURE) < 0)
+	if (mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT) == 0)
+		locked_on_fault = true;
+	else if (mlockall(MCL_CURRENT | MCL_FUTURE) < 0)
 		fail(errno, "cannot lock memory (mlockall)");
 }
 
@@ -261,6 +264,7 @@ int main(int argc, char **argv)
 	read_key(&c, a.key_fd);
 	open_image(&c, &a);
 	c.image = a.image;
+	clf_map_setup(&c, locked_on_fault);
 
 	if (fuse_opt_add_arg(&fargs, argv[0]) ||
 	    fuse_opt_add_arg(&fargs, "-o") ||
@@ -320,6 +324,7 @@ int main(int argc, char **argv)
 	fuse_session_destroy(c.se);
 	fuse_opt_free_args(&fargs);
 	clf_helper_stop(&c);
+	clf_map_release(&c);
 	loop_xfer_free(c.xfer);
 	close(c.img_fd);
 	if (atomic_load(&c.opens) == 0)

@@ -273,7 +273,9 @@ static void clf_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
+	atomic_fetch_add(&c->busy, 1);
 	rc = read_sectors(c, buf, start, (size_t)(end - start));
+	atomic_fetch_sub(&c->busy, 1);
 	if (rc) {
 		fuse_reply_err(req, -rc);
 		return;
@@ -350,10 +352,12 @@ static void clf_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bu
 		fuse_reply_err(req, EPERM);
 		return;
 	}
+	atomic_fetch_add(&c->busy, 1);
 	if ((pos | size) & (SECTOR - 1))
 		rc = write_partial(c, data, size, pos);
 	else
 		rc = write_sectors(c, data, pos, size);
+	atomic_fetch_sub(&c->busy, 1);
 	if (rc)
 		fuse_reply_err(req, -rc);
 	else

@@ -334,8 +334,8 @@ int loop_xfer_decrypt(struct loop_xfer *xfer, uint64_t sector, void *dst,
 		      const void *src, size_t nsectors);
 
 /* Which code path runs: "aesni-8way" (8 sectors interleaved on encrypt),
- * "aesni-8way+vaes" (and 16-block VAES decrypt) or "libgcrypt".
- * Static string. */
+ * "aesni-8way+vaes" (and VAES: 16-block decrypt, 16-sector encrypt) or
+ * "libgcrypt". Static string. */
 const char *loop_xfer_engine_name(const struct loop_xfer *xfer);
 
 /* Wipe and free; NULL is fine. */

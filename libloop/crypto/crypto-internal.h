@@ -75,7 +75,8 @@ int loop_aesni_available(void);
 /* key_len 16, 24 or 32 */
 void loop_aesni_expand_key(struct loop_aesni_key *k, const uint8_t *key,
 			   size_t key_len);
-/* CBC-encrypt n (1..8) independent 512-byte sectors, interleaved.
+/* CBC-encrypt n (1..8, or 16) independent 512-byte sectors, interleaved
+ * (16: two per ymm register with VAES, else two runs of 8).
  * keys[i], iv[i], src[i], dst[i] per lane; dst[i] may equal src[i]. */
 void loop_aesni_cbc_encrypt_sectors(const struct loop_aesni_key *const *keys,
 				    const uint8_t (*iv)[16],
@@ -93,6 +94,10 @@ void loop_aesni_cbc_decrypt_sector_vaes(const struct loop_aesni_key *k,
 					const uint8_t iv[16], uint8_t *dst,
 					const uint8_t *src);
 int loop_aesni_vaes_available(void);
+/* the 16-lane VAES encrypt itself, for tests (only with VAES) */
+void loop_aesni_cbc_encrypt_sectors_vaes16(const struct loop_aesni_key *const *keys,
+					   const uint8_t (*iv)[16], uint8_t *const *dst,
+					   const uint8_t *const *src);
 
 /* aesni-lmk.c: loop-AES multi-key (lmk IV) runs of @n sectors starting
  * at IV sector @first, keys[first & 63] onwards, the MD5 of one batch of

@@ -253,9 +253,9 @@ static void lmk_ivs(const struct loop_xfer *x, uint8_t iv[16][16],
 }
 
 /*
- * Batches of 16 sectors for lmk (two AES batches of 8 behind one 16-lane
- * hash, so the hash runs at its best width), of 8 otherwise: the AES
- * core interleaves 8 CBC chains.
+ * Batches of 16 sectors with VAES (16 CBC chains at once) and for lmk
+ * with a 16-lane hash (so the hash runs at its best width), of 8
+ * otherwise: the xmm AES core interleaves 8 CBC chains.
  */
 static void aesni_encrypt(struct loop_xfer *x, uint64_t sector, uint8_t *dst,
 			  const uint8_t *src, size_t n)
@@ -266,7 +266,10 @@ static void aesni_encrypt(struct loop_xfer *x, uint64_t sector, uint8_t *dst,
 	const uint8_t *s[16];
 	uint64_t ivsec[16];
 	size_t done = 0;
-	unsigned int batch = x->iv_kind == IV_LMK && x->md5_lanes >= 16 ? 16 : 8;
+	/* 16 when VAES encrypts 16 chains at once, or when a 16-lane MD5
+	 * hashes the lmk IVs */
+	unsigned int wide = loop_aesni_vaes_available() ? 16 : 8;
+	unsigned int batch = x->iv_kind == IV_LMK && x->md5_lanes >= 16 ? 16 : wide;
 
 	if (x->iv_kind == IV_LMK && x->lmk_fused)
 		done = loop_aesni_lmk_encrypt(x->aes, x->lmk_seed, x->iv_offset + sector,
@@ -287,7 +290,7 @@ static void aesni_encrypt(struct loop_xfer *x, uint64_t sector, uint8_t *dst,
 		if (x->iv_kind == IV_LMK)
 			lmk_ivs(x, iv, s, ivsec, lanes);
 		for (a = 0; a < lanes; a += k) {
-			k = lanes - a > 8 ? 8 : lanes - a;
+			k = lanes - a >= wide ? wide : lanes - a > 8 ? 8 : lanes - a;
 			loop_aesni_cbc_encrypt_sectors(keys + a, (const uint8_t (*)[16])iv + a,
 						       d + a, s + a, k);
 		}
