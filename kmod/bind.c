@@ -158,6 +158,13 @@ static int clo_validate_backing(struct clo_device *lo, struct file *file)
 	return 0;
 }
 
+/* Write back and drop the page cache before the way we read changes. */
+static void clo_drop_cache(struct block_device *bdev)
+{
+	sync_blockdev(bdev);
+	invalidate_bdev(bdev);
+}
+
 static void clo_rescan_partitions(struct clo_device *lo, bool locked)
 {
 	int err;
@@ -429,8 +436,7 @@ int clo_set_status(struct clo_device *lo, struct block_device *bdev,
 		return err;
 
 	/* What the page cache holds was read with the old key or offset. */
-	sync_blockdev(bdev);
-	invalidate_bdev(bdev);
+	clo_drop_cache(bdev);
 	memflags = clo_freeze_queue(q);
 
 	old_flags = lo->flags;
@@ -567,8 +573,7 @@ int clo_set_block_size(struct clo_device *lo, struct block_device *bdev,
 	if (err)
 		return err;
 	/* The IV still counts 512-byte sectors: only the I/O unit changes. */
-	sync_blockdev(bdev);
-	invalidate_bdev(bdev);
+	clo_drop_cache(bdev);
 	clo_limits_start(q, &lim);
 	memflags = clo_freeze_queue(q);
 	clo_limits_block_size(q, &lim, bsize);
@@ -604,8 +609,7 @@ int clo_multi_key(struct clo_device *lo, struct block_device *bdev,
 		goto unlock;
 
 	/* The page cache holds what was read with key 0 (blkid probes). */
-	sync_blockdev(bdev);
-	invalidate_bdev(bdev);
+	clo_drop_cache(bdev);
 	memflags = clo_freeze_queue(lo->disk->queue);
 	old = lo->crypt;
 	lo->crypt = c;

@@ -232,6 +232,9 @@ static int clo_write_encrypted(struct clo_device *lo, struct request *rq)
 	u64 sector = clo_iv_sector(lo, pos);
 	int ret = 0;
 
+	/* A segment never crosses a page, and holds whole sectors. */
+	BUILD_BUG_ON(PAGE_SIZE % CLO_SECTOR_SIZE);
+
 	rq_for_each_segment(bv, rq, it)
 		segs++;
 	have = min_t(unsigned int, segs, CLO_BATCH_PAGES);

@@ -65,7 +65,7 @@
 #define CLO_MULTI_KEY_SETUP	0x4C4D
 #define CLO_MULTI_KEY_SETUP_V3	0x4C4E
 #define CLO_MULTI_KEYS		64
-#define CLO_KEY_SLOT		LO_KEY_SIZE
+#define CLO_KEY_SLOT		32
 #define CLO_LMK_SEED_BYTES	16
 
 /* Bytes a multi-key ioctl reads from its argument. */

@@ -226,6 +226,8 @@ int clo_crypt_multi_key(const struct clo_crypt *old, const u8 *keys, bool v3,
 	BUILD_BUG_ON(CLO_MULTI_KEYS & (CLO_MULTI_KEYS - 1));
 	/* The v3 seed is hashed as the start of one MD5 block. */
 	BUILD_BUG_ON(CLO_LMK_SEED_BYTES > CLO_MD5_BLOCK);
+	/* A slot holds any key LOOP_SET_STATUS64 can set. */
+	BUILD_BUG_ON(LO_KEY_SIZE > CLO_KEY_SLOT);
 
 	/* The MD5 IV fills exactly one block of a 128-bit block cipher. */
 	if (!old || old->iv_size != CLO_LMK_IV_SIZE)
@@ -297,6 +299,7 @@ void clo_crypt_req_put(struct clo_crypt *c, struct skcipher_request *req)
 #define CLO_LMK_DATA		(CLO_SECTOR_SIZE - CLO_LMK_IV_SIZE)
 #define CLO_LMK_FULL_BLOCKS	(CLO_LMK_DATA / CLO_MD5_BLOCK)
 #define CLO_LMK_TAIL		(CLO_LMK_DATA % CLO_MD5_BLOCK)
+#define CLO_LMK_SECTOR_BYTES	7
 
 static void clo_lmk_iv(const struct clo_crypt *c, u64 sector, const u8 *data,
 		       u8 *iv)
@@ -305,9 +308,10 @@ static void clo_lmk_iv(const struct clo_crypt *c, u64 sector, const u8 *data,
 	u8 tail[CLO_MD5_BLOCK];
 	unsigned int i;
 
-	/* The tail takes the sector and the bit count: 16 bytes. */
-	BUILD_BUG_ON(CLO_LMK_TAIL + 16 != CLO_MD5_BLOCK);
+	/* After the plaintext's tail: the sector and the bit count, u64s. */
+	BUILD_BUG_ON(CLO_LMK_TAIL + 2 * sizeof(u64) != CLO_MD5_BLOCK);
 	BUILD_BUG_ON(sizeof(st) != CLO_LMK_IV_SIZE);
+	BUILD_BUG_ON(CLO_LMK_IV_SIZE > CLO_MAX_IV_SIZE);
 
 	memcpy(st, c->lmk_state, sizeof(st));
 	for (i = 0; i < CLO_LMK_FULL_BLOCKS; i++)
@@ -316,9 +320,9 @@ static void clo_lmk_iv(const struct clo_crypt *c, u64 sector, const u8 *data,
 	       CLO_LMK_TAIL);
 	put_unaligned_le32(lower_32_bits(sector), tail + CLO_LMK_TAIL);
 	put_unaligned_le32((upper_32_bits(sector) & 0x00ffffff) | 0x80000000,
-			   tail + CLO_LMK_TAIL + 4);
-	put_unaligned_le64((CLO_LMK_DATA + 7) * BITS_PER_BYTE,
-			   tail + CLO_LMK_TAIL + 8);
+			   tail + CLO_LMK_TAIL + sizeof(u32));
+	put_unaligned_le64((CLO_LMK_DATA + CLO_LMK_SECTOR_BYTES) *
+			   BITS_PER_BYTE, tail + CLO_LMK_TAIL + sizeof(u64));
 	clo_md5_block(st, tail);
 	for (i = 0; i < ARRAY_SIZE(st); i++)
 		put_unaligned_le32(st[i], iv + sizeof(u32) * i);
@@ -328,6 +332,8 @@ static void clo_lmk_iv(const struct clo_crypt *c, u64 sector, const u8 *data,
 
 static void clo_sector_iv(const struct clo_crypt *c, u64 sector, u8 *iv)
 {
+	/* Every IV we accept has room for a 64-bit sector number. */
+	BUILD_BUG_ON(sizeof(u64) > CLO_MIN_IV_SIZE);
 	memset(iv, 0, c->iv_size);
 	if (c->iv_mode == CLO_IV_PLAIN)
 		put_unaligned_le32(lower_32_bits(sector), iv);
