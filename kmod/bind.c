@@ -379,6 +379,10 @@ static void clo_unbind(struct clo_device *lo, bool in_release)
 	module_put(THIS_MODULE);
 }
 
+/*
+ * LOOP_CLR_FD.  Return: 0 (unbound, or deferred to the last close),
+ * -ENXIO if @lo is not bound, or a fatal signal's error.
+ */
 int clo_clr_fd(struct clo_device *lo)
 {
 	int err;
@@ -401,6 +405,7 @@ int clo_clr_fd(struct clo_device *lo)
 	return 0;
 }
 
+/* The last close: unbind now if LO_FLAGS_AUTOCLEAR asks for it. */
 void clo_release_autoclear(struct clo_device *lo)
 {
 	mutex_lock(&lo->lock);

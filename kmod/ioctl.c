@@ -83,7 +83,7 @@ static void clo_wipe_info(struct loop_info64 *info)
 	memzero_explicit(info->lo_encrypt_key, sizeof(info->lo_encrypt_key));
 }
 
-/* LOOP_CONFIGURE and LOOP_SET_FD; wipes the key in @config. */
+/* LOOP_CONFIGURE and LOOP_SET_FD; the caller wipes @config. */
 static int clo_ioctl_configure(struct clo_device *lo, clo_mode_t mode,
 			       struct block_device *bdev,
 			       struct loop_config *config)
@@ -94,12 +94,9 @@ static int clo_ioctl_configure(struct clo_device *lo, clo_mode_t mode,
 	int err;
 
 	if ((config->info.lo_flags & ~LOOP_CONFIGURE_SETTABLE_FLAGS) ||
-	    blk_validate_block_size(bsize)) {
-		err = -EINVAL;
-		goto wipe_info;
-	}
+	    blk_validate_block_size(bsize))
+		return -EINVAL;
 	err = clo_params_from_info(&config->info, &p);
-	clo_wipe_info(&config->info);
 	if (err)
 		return err;
 	file = fget(config->fd);
@@ -110,10 +107,6 @@ static int clo_ioctl_configure(struct clo_device *lo, clo_mode_t mode,
 	err = clo_configure(lo, mode, bdev, file, bsize, &p);
 free_crypt:
 	clo_crypt_destroy(p.crypt);
-	return err;
-
-wipe_info:
-	clo_wipe_info(&config->info);
 	return err;
 }
 
@@ -195,16 +188,14 @@ static int clo_ioctl_multi_key(struct clo_device *lo,
 			       struct block_device *bdev, void __user *arg,
 			       bool v3)
 {
-	size_t len = CLO_MULTI_KEY_BYTES(v3);
 	u8 *keys;
 	int err;
 
-	keys = memdup_user(arg, len);
+	keys = memdup_user(arg, CLO_MULTI_KEY_BYTES(v3));
 	if (IS_ERR(keys))
 		return PTR_ERR(keys);
 	err = clo_multi_key(lo, bdev, keys, v3);
-	memzero_explicit(keys, len);
-	kfree(keys);
+	kfree_sensitive(keys);
 	return err;
 }
 
