@@ -115,7 +115,10 @@ EOF
 		skip "no 5.10 tree (tests/vm/legacy/fetch-5.10 has not run)"
 	k510=$(cat "$b510/kver")
 	# The format code comes along in format/, as the module's Kbuild wants.
-	[ -f "$src/format/crypt.c" ] && [ -f "$src/format.c" ]
+	[ -f "$src/format/crypt.c" ]
+	[ -f "$src/format/md5.c" ]
+	[ -f "$src/format/clo_format.h" ]
+	[ -f "$src/format.c" ]
 	grep -q '^PACKAGE_NAME="cryptoloop-xfer"' "$src/dkms.conf"
 	make0=$(sed -n 's/^MAKE\[0\]="\(.*\)"/\1/p' "$src/dkms.conf")
 	[ "$make0" = 'make KDIR=${kernel_source_dir} modules' ]
