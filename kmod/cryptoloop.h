@@ -30,7 +30,7 @@
  * (swap-out to us is what would free it).  CLO_BATCH_PAGES bounce pages
  * is the most one write batch takes and the depth of the per-device page
  * pool, so one writer can always finish a batch.  The crypto requests
- * come from CLO_REQ_POOL_MIN per key (format/clo_format.h).
+ * have a reserve of their own (CLO_REQ_POOL_MIN, format/clo_format.h).
  */
 #define CLO_BATCH_PAGES		64
 

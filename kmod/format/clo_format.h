@@ -99,9 +99,9 @@
 #define CLO_MD5_INIT { 0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476 }
 
 /*
- * skcipher requests kept in reserve per key: I/O must make progress
- * without the allocator (swap-out to the device is what would free
- * memory), and each worker holds one request while it works.
+ * skcipher requests kept in reserve by each struct clo_crypt: I/O must
+ * make progress without the allocator (swap-out to the device is what
+ * would free memory), and each worker holds one request while it works.
  */
 #define CLO_REQ_POOL_MIN	4
 
