@@ -151,7 +151,7 @@ static int clo_rq_rw_direct(struct clo_device *lo, struct request *rq,
 
 static int clo_read(struct clo_device *lo, struct request *rq)
 {
-	struct clo_xfer *x = lo->xfer;
+	struct clo_crypt *c = lo->crypt;
 	struct skcipher_request *req;
 	struct req_iterator it;
 	struct bio_vec bv;
@@ -159,10 +159,10 @@ static int clo_read(struct clo_device *lo, struct request *rq)
 	int ret;
 
 	ret = clo_rq_rw_direct(lo, rq, false);
-	if (ret || !x)
+	if (ret || !c)
 		return ret;
 
-	req = clo_xfer_req_get(x);
+	req = clo_crypt_req_get(c);
 	sector = clo_iv_sector(lo, clo_rq_pos(lo, rq));
 	rq_for_each_segment(bv, rq, it) {
 		unsigned int off;
@@ -173,14 +173,15 @@ static int clo_read(struct clo_device *lo, struct request *rq)
 			goto out;
 		}
 		for (off = 0; off < bv.bv_len; off += CLO_SECTOR_SIZE) {
-			ret = clo_xfer_decrypt(x, req, bv.bv_page,
-					       bv.bv_offset + off, sector++);
+			ret = clo_crypt_decrypt(c, req, bv.bv_page,
+						bv.bv_offset + off, bv.bv_page,
+						bv.bv_offset + off, sector++);
 			if (ret)
 				goto out;
 		}
 	}
 out:
-	clo_xfer_req_put(x, req);
+	clo_crypt_req_put(c, req);
 	return ret;
 }
 
@@ -221,7 +222,7 @@ static void clo_get_pages(struct clo_device *lo, struct bio_vec *bvec,
 static int clo_write_encrypted(struct clo_device *lo, struct request *rq)
 {
 	struct bio_vec bounce[CLO_BATCH_PAGES];
-	struct clo_xfer *x = lo->xfer;
+	struct clo_crypt *c = lo->crypt;
 	struct skcipher_request *req;
 	struct req_iterator it;
 	struct bio_vec bv;
@@ -231,11 +232,14 @@ static int clo_write_encrypted(struct clo_device *lo, struct request *rq)
 	u64 sector = clo_iv_sector(lo, pos);
 	int ret = 0;
 
+	/* A segment never crosses a page, and holds whole sectors. */
+	BUILD_BUG_ON(PAGE_SIZE % CLO_SECTOR_SIZE);
+
 	rq_for_each_segment(bv, rq, it)
 		segs++;
 	have = min_t(unsigned int, segs, CLO_BATCH_PAGES);
 	clo_get_pages(lo, bounce, have);
-	req = clo_xfer_req_get(x);
+	req = clo_crypt_req_get(c);
 
 	rq_for_each_segment(bv, rq, it) {
 		unsigned int off;
@@ -255,10 +259,10 @@ static int clo_write_encrypted(struct clo_device *lo, struct request *rq)
 		}
 		/* One bounce page per segment: a segment fits in a page. */
 		for (off = 0; off < bv.bv_len; off += CLO_SECTOR_SIZE) {
-			ret = clo_xfer_encrypt(x, req, bv.bv_page,
-					       bv.bv_offset + off,
-					       bounce[used].bv_page, off,
-					       sector++);
+			ret = clo_crypt_encrypt(c, req, bv.bv_page,
+						bv.bv_offset + off,
+						bounce[used].bv_page, off,
+						sector++);
 			if (ret)
 				goto out;
 		}
@@ -271,7 +275,7 @@ static int clo_write_encrypted(struct clo_device *lo, struct request *rq)
 		ret = clo_backing_rw(lo, rq, true, bounce, used, batch_bytes,
 				     batch_pos);
 out:
-	clo_xfer_req_put(x, req);
+	clo_crypt_req_put(c, req);
 	clo_put_pages(lo, bounce, have);
 	return ret;
 }
@@ -280,7 +284,7 @@ static int clo_write(struct clo_device *lo, struct request *rq)
 {
 	int ret;
 
-	if (lo->xfer)
+	if (lo->crypt)
 		ret = clo_write_encrypted(lo, rq);
 	else
 		ret = clo_rq_rw_direct(lo, rq, true);

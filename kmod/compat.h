@@ -5,7 +5,8 @@
  *
  * Each CLO_HAVE_* comes from a probe of the kernel's own headers in Kbuild,
  * not from LINUX_VERSION_CODE: distributions backport these changes, and
- * the headers say what the kernel really has.
+ * the headers say what the kernel really has.  What the shared format
+ * code needs (from 5.10 on) is in format/clo_format.h.
  */
 #ifndef CRYPTOLOOP_COMPAT_H
 #define CRYPTOLOOP_COMPAT_H
@@ -14,13 +15,6 @@
 #include <linux/blkdev.h>
 #include <linux/falloc.h>
 #include <linux/slab.h>
-
-/* 6.12 moved the unaligned access helpers out of asm/. */
-#ifdef CLO_HAVE_LINUX_UNALIGNED_H
-#include <linux/unaligned.h>
-#else
-#include <asm/unaligned.h>
-#endif
 
 /*
  * 6.5 replaced fmode_t by blk_mode_t in the block device operations and
@@ -109,11 +103,6 @@ static inline unsigned int clo_bdev_discard_sectors(struct block_device *bdev)
 {
 	return bdev_max_discard_sectors(bdev);
 }
-#endif
-
-/* Typed allocation helpers came after 6.12; the same thing before them. */
-#ifndef kzalloc_obj
-#define kzalloc_obj(obj, gfp)	kzalloc(sizeof(obj), gfp)
 #endif
 
 /* 6.14 made merging the default and removed the flag that asked for it. */

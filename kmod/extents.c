@@ -45,6 +45,9 @@
  */
 #define CLO_EXT_BIO_POOL	16
 
+/* Extents the block map starts with room for; it doubles as it fills. */
+#define CLO_EXT_FIRST_CAP	64
+
 /* A run of file blocks that lie one after the other on the device. */
 struct clo_extent {
 	u64 block;			/* first block in the file */
@@ -215,7 +218,7 @@ static int clo_ext_add(struct clo_extents *m, unsigned int *cap, u64 block,
 		}
 	}
 	if (m->nr == *cap) {
-		unsigned int ncap = *cap ? 2 * *cap : 64;
+		unsigned int ncap = *cap ? 2 * *cap : CLO_EXT_FIRST_CAP;
 		struct clo_extent *n;
 
 		n = kvmalloc_array(ncap, sizeof(*n), GFP_KERNEL);

@@ -34,13 +34,10 @@ static ssize_t clo_attr_show(struct device *dev, char *buf,
 	struct clo_device *lo = clo_from_dev(dev);
 	ssize_t ret;
 
-	ret = mutex_lock_interruptible(&lo->lock);
+	ret = clo_lock_bound(lo);
 	if (ret)
 		return ret;
-	if (lo->state == CLO_BOUND)
-		ret = show(lo, buf);
-	else
-		ret = -ENXIO;
+	ret = show(lo, buf);
 	mutex_unlock(&lo->lock);
 	return ret;
 }
@@ -87,22 +84,22 @@ static ssize_t clo_show_cipher(struct clo_device *lo, char *buf)
 {
 	char spec[LO_NAME_SIZE] = "";
 
-	if (lo->xfer)
-		clo_xfer_spec(lo->xfer, spec, sizeof(spec));
+	if (lo->crypt)
+		clo_crypt_spec(lo->crypt, spec, sizeof(spec));
 	return sysfs_emit(buf, "%s\n", spec);
 }
 
 static ssize_t clo_show_key_size(struct clo_device *lo, char *buf)
 {
-	return sysfs_emit(buf, "%u\n", lo->xfer ? lo->xfer->key_size : 0);
+	return sysfs_emit(buf, "%u\n", lo->crypt ? lo->crypt->key_size : 0);
 }
 
 static ssize_t clo_show_multi_key(struct clo_device *lo, char *buf)
 {
 	unsigned int n = 0;
 
-	if (lo->xfer && lo->xfer->ntfms > 1)
-		n = lo->xfer->lmk_v3 ? CLO_MULTI_KEYS + 1 : CLO_MULTI_KEYS;
+	if (lo->crypt && lo->crypt->ntfms > 1)
+		n = lo->crypt->lmk_v3 ? CLO_MULTI_KEYS + 1 : CLO_MULTI_KEYS;
 	return sysfs_emit(buf, "%u\n", n);
 }
 
@@ -121,13 +118,10 @@ static ssize_t swap_store(struct device *dev, struct device_attribute *attr,
 	err = kstrtobool(buf, &on);
 	if (err)
 		return err;
-	err = mutex_lock_killable(&lo->lock);
+	err = clo_lock_bound(lo);
 	if (err)
 		return err;
-	if (lo->state == CLO_BOUND)
-		err = clo_extents_set(lo, on);
-	else
-		err = -ENXIO;
+	err = clo_extents_set(lo, on);
 	mutex_unlock(&lo->lock);
 	return err ? err : count;
 }

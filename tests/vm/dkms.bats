@@ -17,9 +17,10 @@ setup_file() {
 	[ -n "$V" ]
 	export R K V
 	in_chroot dkms remove "cryptoloop/$V" --all >/dev/null 2>&1 || true
-	rm -rf "$R/usr/src/cryptoloop-$V"
-	# the tree users get from `make dkms-source`
-	make -s -C "$CLVM_BUILD" dkms-source DESTDIR="$R" DKMS_SRCDIR="/usr/src/cryptoloop-$V"
+	rm -rf "$R/usr/src/cryptoloop-$V" "$R/usr/src/cryptoloop-xfer-$V"
+	# the trees users get from `make dkms-source` (both modules)
+	make -s -C "$CLVM_BUILD" dkms-source DESTDIR="$R" DKMS_SRCDIR="/usr/src/cryptoloop-$V" \
+		LEGACY_DKMS_SRCDIR="/usr/src/cryptoloop-xfer-$V"
 	in_chroot dkms add "cryptoloop/$V" >"$BATS_FILE_TMPDIR/dkms.log" 2>&1
 	in_chroot dkms build "cryptoloop/$V" -k "$K" >>"$BATS_FILE_TMPDIR/dkms.log" 2>&1 ||
 		{ cat "$BATS_FILE_TMPDIR/dkms.log" >&2; return 1; }
@@ -27,7 +28,7 @@ setup_file() {
 
 teardown_file() {
 	in_chroot dkms remove "cryptoloop/$V" --all >/dev/null 2>&1 || true
-	rm -rf "$R/usr/src/cryptoloop-$V"
+	rm -rf "$R/usr/src/cryptoloop-$V" "$R/usr/src/cryptoloop-xfer-$V"
 }
 
 # in_chroot CMD...: run CMD in the chroot with its own /proc, mounted in a
@@ -105,4 +106,26 @@ EOF
 	for k in 5.10.0-35-amd64 5.15.0 6.0.19 7.3.0 16.1.0; do
 		if [[ "$k" =~ $re ]]; then echo "takes $k" >&2; return 1; fi
 	done
+}
+
+@test "the cryptoloop-xfer dkms tree builds cryptoloop_xfer.ko on 5.10's headers with its dkms.conf's MAKE line" {
+	local src=$R/usr/src/cryptoloop-xfer-$V
+	local b510=${CLVM_LEGACY_CACHE:-/var/cache/cryptoloop-vm/bullseye}/root k510 make0
+	[ -e "$b510/.complete" ] ||
+		skip "no 5.10 tree (tests/vm/legacy/fetch-5.10 has not run)"
+	k510=$(cat "$b510/kver")
+	# The format code comes along in format/, as the module's Kbuild wants.
+	[ -f "$src/format/crypt.c" ]
+	[ -f "$src/format/md5.c" ]
+	[ -f "$src/format/clo_format.h" ]
+	[ -f "$src/format.c" ]
+	grep -q '^PACKAGE_NAME="cryptoloop-xfer"' "$src/dkms.conf"
+	make0=$(sed -n 's/^MAKE\[0\]="\(.*\)"/\1/p' "$src/dkms.conf")
+	[ "$make0" = 'make KDIR=${kernel_source_dir} modules' ]
+	cp -r "$src" "$BATS_TEST_TMPDIR/x"
+	make -C "$BATS_TEST_TMPDIR/x" KDIR="$b510/usr/src/linux-headers-$k510" modules \
+		>"$BATS_TEST_TMPDIR/make.log" 2>&1 || { cat "$BATS_TEST_TMPDIR/make.log" >&2; return 1; }
+	run grep -i 'warning:' "$BATS_TEST_TMPDIR/make.log"
+	[ "$status" -eq 1 ]
+	[ "$(modinfo -F vermagic "$BATS_TEST_TMPDIR/x/cryptoloop_xfer.ko" | cut -d' ' -f1)" = "$k510" ]
 }

@@ -670,3 +670,47 @@ PY
 	# Nothing in the kernel log that looks like a bug.
 	[ -z "$(dmesg | grep -E "BUG|WARNING|Oops|general protection|refcount_t")" ]
 }
+
+# bats test_tags=core
+@test "lo_crypt_name is exact, as kernel cryptoloop took it: lower case, mode cbc, IV plain or plain64" {
+	head -c 32 /dev/urandom >"$T/key"
+	truncate -s 1M "$T/img"
+	dev=$(free_dev)
+	CL_DEVS+=("$dev")
+	for name in AES Aes aes-CBC aes-cbc-PLAIN64 "aes " aes-ecb aes-cbc-plain64-x; do
+		run "$CLCTL" attach "$dev" "$T/img" --cipher "$name" --key "$T/key"
+		[ "$status" -ne 0 ]
+		[[ "$output" == *"Invalid argument"* ]]
+		[ ! -e "/sys/block/${dev#/dev/}/loop" ]
+	done
+	for name in aes:aes-cbc-plain aes-cbc:aes-cbc-plain \
+		aes-cbc-plain:aes-cbc-plain aes-cbc-plain64:aes-cbc-plain64 \
+		twofish-cbc:twofish-cbc-plain; do
+		"$CLCTL" attach "$dev" "$T/img" --cipher "${name%%:*}" --key "$T/key"
+		[ "$(cat "/sys/block/${dev#/dev/}/loop/cipher")" = "${name#*:}" ]
+		"$CLCTL" detach "$dev"
+	done
+}
+
+# unbound OP ARGS...: clctl OP on an unbound device fails with ENXIO.
+unbound() {
+	run "$CLCTL" "$@"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"No such device or address"* ]]
+}
+
+# bats test_tags=core
+@test "every ioctl that needs a bound device answers ENXIO on an unbound one" {
+	head -c 32 /dev/urandom >"$T/key"
+	head -c $((64 * 32)) /dev/urandom >"$T/mk"
+	dev=$(free_dev)
+	unbound status "$dev"
+	unbound detach "$dev"
+	unbound capacity "$dev"
+	unbound dio "$dev" 0
+	unbound blocksize "$dev" 4096
+	unbound multikey "$dev" "$T/mk"
+	unbound setstatus "$dev" --cipher aes --key "$T/key"
+	unbound setstatus "$dev" --cipher aes --key "$T/key" --old-status
+	[ ! -e "/sys/block/${dev#/dev/}/loop" ]
+}

@@ -146,7 +146,7 @@ SAMPLE="0 1 9 1000 2047"
 	# The same bias with the 32-bit IV is no bias at all.
 	make_image "$img" 0
 	dev=$(free_loop)
-	attach --on "$dev" "$img" --set-fd --cipher AES-cbc-plain --key "$T/key" \
+	attach --on "$dev" "$img" --set-fd --cipher aes-cbc-plain --key "$T/key" \
 		--init $bias
 	write_plain "$dev"
 	"$CLCTL" detach "$dev"
@@ -315,4 +315,21 @@ SAMPLE="0 1 9 1000 2047"
 	refs=$(awk '/^name/ { n = $3 } /^refcnt/ && n == "cbc(aes)" { s += $3 } END { print s + 0 }' /proc/crypto)
 	[ "$refs" = "$refs0" ]
 	insmod "$CLX_KO"
+}
+
+@test "lo_crypt_name is exact, as kernel cryptoloop took it: lower case, mode cbc, IV plain or plain64" {
+	local dev img=$T/n.img name
+	make_key "$T/key"
+	make_image "$img" 0
+	dev=$(free_loop)
+	attach "$dev" "$img"
+	for name in AES Aes aes-CBC aes-cbc-PLAIN64 "aes " aes-ecb aes-cbc-plain64-x; do
+		run "$CLCTL" setstatus "$dev" --cipher "$name" --key "$T/key"
+		[ "$status" -ne 0 ]
+		[[ "$output" == *"Invalid argument"* ]]
+	done
+	for name in aes aes-cbc aes-cbc-plain aes-cbc-plain64 twofish-cbc; do
+		"$CLCTL" setstatus "$dev" --cipher "$name" --key "$T/key"
+	done
+	[ "$(mod_refs $MODNAME)" = 1 ]
 }

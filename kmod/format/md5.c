@@ -9,9 +9,10 @@
  * per-sector IV free of allocations.
  */
 #include <linux/bitops.h>
+#include <linux/kernel.h>
 #include <linux/string.h>
 
-#include "cryptoloop.h"
+#include "clo_format.h"
 
 /* T[i] = floor(abs(sin(i + 1)) * 2^32) */
 static const u32 md5_t[64] = {
@@ -42,22 +43,24 @@ static const u8 md5_s[4][4] = {
 };
 
 /**
- * clo_md5_block() - run one 64-byte block through MD5's compression
+ * clo_md5_block() - run one block through MD5's compression
  * @state: chaining value, updated in place (CPU byte order words)
- * @block: 64 message bytes, read as little-endian words as MD5 requires
+ * @block: CLO_MD5_BLOCK message bytes, read as little-endian words as MD5
+ *	requires
  */
-void clo_md5_block(u32 state[4], const u8 block[64])
+void clo_md5_block(u32 state[4], const u8 block[CLO_MD5_BLOCK])
 {
-	u32 x[16];
+	u32 x[CLO_MD5_BLOCK / sizeof(u32)];
 	u32 a = state[0], b = state[1], c = state[2], d = state[3];
-	int i;
+	unsigned int i;
 
-	for (i = 0; i < 16; i++)
-		x[i] = get_unaligned_le32(block + 4 * i);
+	for (i = 0; i < ARRAY_SIZE(x); i++)
+		x[i] = get_unaligned_le32(block + sizeof(u32) * i);
 
-	for (i = 0; i < 64; i++) {
+	/* Four rounds of sixteen steps, one constant each. */
+	for (i = 0; i < ARRAY_SIZE(md5_t); i++) {
 		u32 f, tmp;
-		int g;
+		unsigned int g;
 
 		switch (i >> 4) {
 		case 0:
