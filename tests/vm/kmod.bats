@@ -676,7 +676,7 @@ PY
 	head -c 32 /dev/urandom >"$T/key"
 	truncate -s 1M "$T/img"
 	dev=$(free_dev)
-	CL_DEVS+=("$dev")
+	track "$dev"
 	for name in AES Aes aes-CBC aes-cbc-PLAIN64 "aes " aes-ecb aes-cbc-plain64-x; do
 		run "$CLCTL" attach "$dev" "$T/img" --cipher "$name" --key "$T/key"
 		[ "$status" -ne 0 ]

@@ -322,7 +322,7 @@ SAMPLE="0 1 9 1000 2047"
 	make_key "$T/key"
 	make_image "$img" 0
 	dev=$(free_loop)
-	attach "$dev" "$img"
+	attach --on "$dev" "$img"
 	for name in AES Aes aes-CBC aes-cbc-PLAIN64 "aes " aes-ecb aes-cbc-plain64-x; do
 		run "$CLCTL" setstatus "$dev" --cipher "$name" --key "$T/key"
 		[ "$status" -ne 0 ]
