@@ -32,7 +32,7 @@ struct cmdline {
 	unsigned long use_dio;
 	const char *outarg;
 	const char *file;	/* -j FILE */
-	struct crypt_opts crypt;
+	struct loop_attach_opts crypt;
 	bool list_ciphers;
 	bool from_fstab;	/* -F */
 	bool swap;		/* --swap */
@@ -285,7 +285,7 @@ static void resolve_action(int argc, char **argv, struct cmdline *cl, struct loo
 
 	/* loop-AES's "-P KEYFILE": here -P is util-linux's partscan, and the
 	 * key file is left over as one argument too many */
-	if ((cl->create.lo_flags & LO_FLAGS_PARTSCAN) && crypt_requested(&cl->crypt) &&
+	if ((cl->create.lo_flags & LO_FLAGS_PARTSCAN) && loop_attach_requested(&cl->crypt) &&
 	    argc - optind == (cl->act == A_FIND_FREE ? 2 : cl->act ? -1 : 3))
 		errx(EXIT_FAILURE, "-P is --partscan here, as in util-linux; loop-AES's "
 		     "-P KEYFILE is --cleartext-keyfile KEYFILE");
@@ -326,7 +326,7 @@ static void resolve_action(int argc, char **argv, struct cmdline *cl, struct loo
 		     "--{sizelimit,partscan,read-only,show}");
 	if (cl->act != A_CREATE && cl->swap)
 		errx(EXIT_FAILURE, "the option --swap is allowed during loop device setup only");
-	if (cl->act != A_CREATE && crypt_requested(&cl->crypt))
+	if (cl->act != A_CREATE && loop_attach_requested(&cl->crypt))
 		errx(EXIT_FAILURE, "the encryption options are allowed during loop device setup only");
 	if (cl->has_offset && cl->act != A_CREATE && (cl->act != A_SHOW || !cl->file))
 		errx(EXIT_FAILURE, "the option --offset is not allowed in this context");
@@ -379,7 +379,7 @@ static int run(struct cmdline *cl, struct loopdev *ld, int argc, char **argv)
 		res = list_ciphers();
 		break;
 	case A_CREATE:
-		if (crypt_requested(&cl->crypt)) {
+		if (loop_attach_requested(&cl->crypt)) {
 			res = create_encrypted(ld, &cl->create, &cl->crypt, shown, sizeof(shown));
 		} else {
 			res = create_loop(ld, &cl->create);
@@ -462,7 +462,7 @@ int main(int argc, char **argv)
 	struct loopdev *ld;
 	int res;
 
-	crypt_opts_init(&cl.crypt);
+	loop_attach_opts_init(&cl.crypt);
 	setlocale(LC_ALL, "");
 	if (loopdev_new(&ld))
 		err(EXIT_FAILURE, "failed to initialize loopcxt");
