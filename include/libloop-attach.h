@@ -125,6 +125,27 @@ int loop_attach_derive(const struct loop_attach_opts *o, const struct loop_ciphe
 int loop_attach(struct loopdev *ld, const struct loop_attach_opts *o,
 		char *device, size_t size, struct loop_attach_msg *m);
 
+/*
+ * Bind @ld to the device @name: a loop device, or an encrypted device's
+ * other name (the dm engine's mapping). Returns 0, -ENODEV when @name is
+ * neither, or -errno.
+ */
+int loopdev_set_named(struct loopdev *ld, const char *name);
+
+/*
+ * Detach the device @name (see loopdev_set_named()), tearing down what
+ * its engine put on it; a busy device is detached when it is closed.
+ * Returns 0 or -errno.
+ */
+int loop_device_detach(const char *name);
+
+/*
+ * The image behind the device @name (its record's canonical path, else
+ * the loop device's backing file), malloc'ed into *image. Returns 0,
+ * -ENXIO when it has none, or -errno.
+ */
+int loop_device_image(const char *name, char **image);
+
 #ifdef __cplusplus
 }
 #endif

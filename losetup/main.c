@@ -106,28 +106,12 @@ static uint64_t size_or_die(const char *arg, const char *what)
 	err(EXIT_FAILURE, "%s: '%s'", what, arg);
 }
 
-/*
- * Bind @ld to an existing loop device, to the one under a dm engine
- * mapping named @name, or to the mapping itself where it stands straight
- * on a block device. Returns 0, or -1 with errno set.
- */
-static int bind_named(struct loopdev *ld, const char *name)
-{
-	char lower[96];
-
-	if (!loopdev_is_loop_device(name) &&
-	    loop_state_resolve(name, lower, sizeof(lower)) == 0)
-		return loopdev_set_device(ld, lower) ? -1 : 0;
-	if (!loopdev_is_loop_device(name))
-		return -1;
-	return loopdev_set_device(ld, name) ? -1 : 0;
-}
-
-/* Bind @ld to a device named on the command line, or die like util-linux. */
+/* Bind @ld to a device named on the command line (loopdev_set_named()
+ * with must_exist), or die like util-linux. */
 static void use_device(struct loopdev *ld, const char *name, bool must_exist)
 {
 	errno = 0;
-	if ((must_exist && bind_named(ld, name)) ||
+	if ((must_exist && loopdev_set_named(ld, name)) ||
 	    (!must_exist && loopdev_set_device(ld, name))) {
 		if (!must_exist || errno == 0)
 			errno = ENODEV;
@@ -397,7 +381,7 @@ static int run(struct cmdline *cl, struct loopdev *ld, int argc, char **argv)
 	case A_DELETE:
 		res = detach_one(ld);
 		for (; optind < argc; optind++) {
-				if (bind_named(ld, argv[optind]))
+				if (loopdev_set_named(ld, argv[optind]))
 				warn("%s: failed to use device", argv[optind]);
 			res += detach_one(ld);
 		}
