@@ -25,38 +25,29 @@
 static int attach_failed(struct loop_attach_msg *m, int rc, enum loop_err_object who,
 			 struct loopdev *ld, const char *image)
 {
-	switch (who) {
-	case LOOP_ERR_IMAGE:
-		if (rc == -EBUSY)
-			return attach_msg(m, rc, "--force", "%s: the image is already in use "
-					  "(attached read-write, or read-only while this would "
-					  "write); --force attaches it anyway", image);
-		if (rc == -ERANGE)
-			return attach_msg(m, rc, "--offset", "%s: the image does not reach past "
-					  "the offset (no whole sector to encrypt)", image);
-		return attach_msg_errno(m, rc, NULL, "%s: failed to set up encrypted loop "
-					"device", image);
-	case LOOP_ERR_DEVICE:
-		if (rc == -EEXIST)
-			return attach_msg(m, rc, NULL, "%s: a device-mapper device of the name "
-					  "the dm engine gives this loop device exists already",
-					  image);
+	if (who == LOOP_ERR_IMAGE && rc == -EBUSY)
+		return attach_msg(m, rc, "--force", "%s: the image is already in use (attached "
+				  "read-write, or read-only while this would write); --force "
+				  "attaches it anyway", image);
+	if (who == LOOP_ERR_IMAGE && rc == -ERANGE)
+		return attach_msg(m, rc, "--offset", "%s: the image does not reach past the "
+				  "offset (no whole sector to encrypt)", image);
+	if (who == LOOP_ERR_DEVICE && rc == -EEXIST)
+		return attach_msg(m, rc, NULL, "%s: a device-mapper device of the name the dm "
+				  "engine gives this loop device exists already", image);
+	if (who == LOOP_ERR_DEVICE)
 		return attach_msg_errno(m, rc, NULL, "%s: failed to set up loop device",
 					loopdev_get_path(ld) ? loopdev_get_path(ld) : image);
-	case LOOP_ERR_DAEMON:
+	if (who == LOOP_ERR_DAEMON)
 		return attach_msg_errno(m, rc, NULL, "%s: cryptoloop-fuse failed", image);
-	default:
-		if (rc == -ENODEV)
-			return attach_msg(m, rc, "--engine", "%s: no encryption engine available "
-					  "(no cryptoloop module (kmod), no cryptoloop_xfer module "
-					  "(xfer), no dm-crypt (dm), no /dev/fuse or cryptoloop-fuse "
-					  "(fuse))", image);
-		if (rc == -EOPNOTSUPP)
-			return attach_msg(m, rc, "--engine", "%s: the chosen engine cannot take "
-					  "this key", image);
-		return attach_msg_errno(m, rc, NULL, "%s: failed to set up encrypted loop "
-					"device", image);
-	}
+	if (who == LOOP_ERR_NONE && rc == -ENODEV)
+		return attach_msg(m, rc, "--engine", "%s: no encryption engine available (no "
+				  "cryptoloop module (kmod), no cryptoloop_xfer module (xfer), "
+				  "no dm-crypt (dm), no /dev/fuse or cryptoloop-fuse (fuse))", image);
+	if (who == LOOP_ERR_NONE && rc == -EOPNOTSUPP)
+		return attach_msg(m, rc, "--engine", "%s: the chosen engine cannot take this key",
+				  image);
+	return attach_msg_errno(m, rc, NULL, "%s: failed to set up encrypted loop device", image);
 }
 
 /*

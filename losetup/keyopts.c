@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <err.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,17 @@ static const int key_codes[] = {
 static void __attribute__((noreturn)) die(const struct loop_attach_msg *m)
 {
 	errx(EXIT_FAILURE, "%s", m->text);
+}
+
+uint64_t size_or_die(const char *arg, const char *what)
+{
+	uint64_t v;
+	int rc = loop_parse_size(arg, &v);
+
+	if (rc == 0)
+		return v;
+	errno = -rc;
+	err(EXIT_FAILURE, "%s: '%s'", what, arg);
 }
 
 bool crypt_opt_parse(struct loop_attach_opts *k, int c, const char *arg)

@@ -8,8 +8,13 @@
 #define LOSETUP_KEYOPTS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "losetup.h"
+
+/* -o, --sizelimit and other sizes (loop_parse_size()); dies with
+ * "WHAT: 'ARG': error" on a bad one. */
+uint64_t size_or_die(const char *arg, const char *what);
 
 /*
  * Record key option @c (a short letter or OPT_* code of options.h) with

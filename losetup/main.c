@@ -95,17 +95,6 @@ static void __attribute__((noreturn)) report_exclusive(int group)
 	exit(EXIT_FAILURE);
 }
 
-static uint64_t size_or_die(const char *arg, const char *what)
-{
-	uint64_t v;
-	int rc = loop_parse_size(arg, &v);
-
-	if (rc == 0)
-		return v;
-	errno = -rc;
-	err(EXIT_FAILURE, "%s: '%s'", what, arg);
-}
-
 /* Bind @ld to a device named on the command line (loopdev_set_named()
  * with must_exist), or die like util-linux. */
 static void use_device(struct loopdev *ld, const char *name, bool must_exist)

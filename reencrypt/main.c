@@ -166,17 +166,6 @@ static void build_getopt(struct option *lo, char *so)
 	*so = '\0';
 }
 
-static uint64_t size_or_die(const char *arg, const char *what)
-{
-	uint64_t v;
-	int rc = loop_parse_size(arg, &v);
-
-	if (rc == 0)
-		return v;
-	errno = -rc;
-	err(EXIT_FAILURE, "%s: '%s'", what, arg);
-}
-
 static uint32_t iter_time_or_die(const char *arg)
 {
 	char *end;
