@@ -19,9 +19,10 @@ LIBLOOP_EXPORT int loopdev_set_named(struct loopdev *ld, const char *name)
 	int rc;
 
 	if (!loopdev_is_loop_device(name)) {
+		/* no record names it: not a device of ours, whatever the cause */
 		rc = loop_state_resolve(name, lower, sizeof(lower));
 		if (rc)
-			return rc == -ENOENT ? -ENODEV : rc;
+			return -ENODEV;
 		name = lower;
 	}
 	return loopdev_set_device(ld, name);

@@ -99,11 +99,10 @@ static void __attribute__((noreturn)) report_exclusive(int group)
  * with must_exist), or die like util-linux. */
 static void use_device(struct loopdev *ld, const char *name, bool must_exist)
 {
-	errno = 0;
-	if ((must_exist && loopdev_set_named(ld, name)) ||
-	    (!must_exist && loopdev_set_device(ld, name))) {
-		if (!must_exist || errno == 0)
-			errno = ENODEV;
+	int rc = must_exist ? loopdev_set_named(ld, name) : loopdev_set_device(ld, name);
+
+	if (rc) {
+		errno = must_exist ? -rc : ENODEV;
 		err(EXIT_FAILURE, "%s: failed to use device", name);
 	}
 }
@@ -370,8 +369,12 @@ static int run(struct cmdline *cl, struct loopdev *ld, int argc, char **argv)
 	case A_DELETE:
 		res = detach_one(ld);
 		for (; optind < argc; optind++) {
-				if (loopdev_set_named(ld, argv[optind]))
+			int rc = loopdev_set_named(ld, argv[optind]);
+
+			if (rc) {
+				errno = -rc;
 				warn("%s: failed to use device", argv[optind]);
+			}
 			res += detach_one(ld);
 		}
 		break;
