@@ -292,3 +292,25 @@ nothing_attached() {
 	umount "$TESTDIR/m 2"
 	nothing_attached
 }
+
+@test "cipher=luks: fstab's header= reaches the attach, in the fstab's words" {
+	# a missing detached header is named before any passphrase is read
+	echo "$IMG $MNT cryptoloop cipher=luks,header=$TESTDIR/missing.hdr,passfd=3,noauto 0 0" > "$FSTAB"
+	run --separate-stderr env LIBMOUNT_FSTAB="$FSTAB" mount "$MNT" 3< "$TESTDIR/pass"
+	[ "$status" -eq 32 ]
+	[[ "$stderr" == *"$FSTAB:1: $TESTDIR/missing.hdr: No such file or directory"* ]] ||
+		fail "$stderr"
+	# a header that is no LUKS header, and one beside a loop cipher
+	echo "$IMG $MNT cryptoloop cipher=luks2,header=$IMG,passfd=3,noauto 0 0" > "$FSTAB"
+	run --separate-stderr env LIBMOUNT_FSTAB="$FSTAB" mount "$MNT" 3< "$TESTDIR/pass"
+	[ "$status" -eq 32 ]
+	[[ "$stderr" == *"$FSTAB:1: $IMG: no LUKS header"* ]] || fail "$stderr"
+	[[ "$stderr" != *"a detached one"* ]] || fail "$stderr"
+	echo "$IMG $MNT cryptoloop cipher=AES256,header=$IMG,passfd=3,noauto 0 0" > "$FSTAB"
+	run --separate-stderr env LIBMOUNT_FSTAB="$FSTAB" mount "$MNT" 3< "$TESTDIR/pass"
+	[ "$status" -eq 32 ]
+	[[ "$stderr" == *"$FSTAB:1: header=: a detached header is for -e luks only"* ]] ||
+		fail "$stderr"
+	run ! mountpoint -q "$MNT"
+	nothing_attached
+}

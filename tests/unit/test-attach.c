@@ -156,6 +156,91 @@ int main(void)
 		explicit_bzero(secret, sizeof(secret));
 	}
 
+	/* -e luks: refusals by option name and the header check, before
+	 * any secret is read; then the same passphrase chain */
+	loop_attach_opts_init(&o);
+	ok(loop_attach_opt_set(&o, "header", "/nonexistent/hdr", &m) == 0 &&
+	   !strcmp(o.header, "/nonexistent/hdr") && loop_attach_requested(&o),
+	   "header is a key option set by its long name");
+	o.header = NULL;
+	o.image = img;
+	o.encryption = "luks";
+	o.keybits = 256;
+	rc = attach();
+	snprintf(buf, sizeof(buf), "%s: --keybits (-k) does not apply to LUKS (its header "
+		 "says where the data is and how it is encrypted)", img);
+	ok(rc == -EINVAL, "-e luks -k: refused (%d)", rc);
+	is_str(m.text, buf, "in losetup's words");
+	is_str(m.option, "--keybits", "naming the option");
+	o.keybits = 0;
+	o.block_size = 4096;
+	rc = attach();
+	ok(rc == -EINVAL && strstr(m.text, ": --sector-size (-b) does not apply to LUKS"),
+	   "-e luks -b 4096: %s", m.text);
+	o.block_size = 0;
+	o.engine = "kmod";
+	rc = attach();
+	snprintf(buf, sizeof(buf), "%s: LUKS opens through the dm engine only, not "
+		 "--engine kmod", img);
+	is_str(m.text, buf, "-e luks on another engine is refused");
+	o.engine = "dm";
+	rc = attach();
+	snprintf(buf, sizeof(buf), "%s: no LUKS header (a detached one is given with "
+		 "--header)", img);
+	ok(rc == -EINVAL, "-e luks on a plain image: refused (%d)", rc);
+	is_str(m.text, buf, "saying it has no LUKS header");
+	o.header = "/nonexistent/hdr";
+	rc = attach();
+	ok(rc == -ENOENT, "a missing --header: -ENOENT (%d)", rc);
+	is_str(m.text, "/nonexistent/hdr: No such file or directory", "naming it");
+	is_str(m.option, "--header", "and the option");
+	o.encryption = "aes";
+	o.engine = NULL;
+	rc = attach();
+	ok(rc == -EINVAL, "--header with -e aes: refused (%d)", rc);
+	is_str(m.text, "--header: a detached header is for -e luks only", "for -e luks only");
+	o.encryption = "none";
+	ok(attach() == -EINVAL, "and with -e none");
+	{
+		static const unsigned char magic[] = { 'L', 'U', 'K', 'S', 0xba, 0xbe };
+		char luks[] = "/tmp/test-attach-luks.XXXXXX";
+
+		fd = mkstemp(luks);
+		if (fd < 0 || write(fd, magic, sizeof(magic)) != (ssize_t)sizeof(magic) ||
+		    ftruncate(fd, 1 << 20) < 0)
+			return 1;
+		close(fd);
+		o.header = NULL;
+		o.image = luks;
+		o.encryption = "aes";
+		rc = attach();
+		snprintf(buf, sizeof(buf), "%s: has a LUKS header: open it with -e luks, not "
+			 "-e aes (--force reads it as aes anyway)", luks);
+		ok(rc == -EINVAL, "-e aes on a LUKS image: refused (%d)", rc);
+		is_str(m.text, buf, "pointing at -e luks");
+		o.encryption = "none";
+		ok(attach() == 1, "-e none attaches a LUKS image as it is");
+		o.encryption = "aes";
+		o.force = true;
+		o.pass_fd = 99;
+		rc = attach();
+		ok(rc == -EBADF, "--force reads it as aes: on to the passphrase (%d)", rc);
+		o.force = false;
+		/* the passphrase for LUKS comes through the same chain */
+		if (pipe(p) < 0)
+			return 1;
+		close(p[1]);
+		o.pass_fd = p[0];
+		o.encryption = "LUKS2";
+		rc = attach();
+		snprintf(buf, sizeof(buf), "fd %d: empty passphrase (--allow-empty-passphrase "
+			 "accepts it)", p[0]);
+		close(p[0]);
+		ok(rc == -ENODATA, "-e LUKS2 with an empty passphrase fd: refused (%d)", rc);
+		is_str(m.text, buf, "as for the loop formats");
+		unlink(luks);
+	}
+
 	dup2(saved, 2);
 	n = read(err[0], buf, sizeof(buf));
 	ok(n <= 0, "libloop printed nothing (%zd bytes)", n);
