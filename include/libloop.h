@@ -213,5 +213,7 @@ void loopdev_iter_free(struct loopdev_iter *it);
 #include "libloop-crypto.h"
 /* Encrypted devices: the fuse and kmod engines and their records. */
 #include "libloop-engine.h"
+/* One call from the key options to an attached device. */
+#include "libloop-attach.h"
 
 #endif /* LIBLOOP_H */

@@ -16,13 +16,13 @@
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "private.h"
 #include "engine-private.h"
 #include "engine-proto.h"
+#include "spawn.h"
 
 /* The daemon opens the image and mounts in well under a second. */
 #define READY_TIMEOUT_MS	30000
@@ -111,91 +111,43 @@ void loop_fuse_unmount(const char *mnt)
 		umount2(mnt, MNT_DETACH | UMOUNT_NOFOLLOW);
 }
 
-/* The daemon's process: fds 3 (key) and 4 (ready), nothing else, no tty,
- * and none of the caller's environment (LD_*, locale, ... are not for a
- * process that holds the key). */
-static void __attribute__((noreturn)) exec_daemon(const char *daemon, int key_fd,
-						  int ready_fd, char **argv)
-{
-	/* our own crypto switch is the one setting the daemon inherits: it
-	 * picks the cipher path, and the daemon must read as its caller does */
-	char *envp[] = { (char *)"PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL, NULL };
-	int null = open("/dev/null", O_RDWR);
-	int k = fcntl(key_fd, F_DUPFD, 10), r = fcntl(ready_fd, F_DUPFD, 10);
-
-	if (null >= 0) {
-		dup2(null, 0);
-		dup2(null, 1);
-		dup2(null, 2);
-	}
-	if (k < 0 || r < 0 || dup2(k, 3) < 0 || dup2(r, 4) < 0)
-		_exit(127);
-	closefrom(5);
-	if (getenv("LIBLOOP_CRYPTO_NO_AESNI"))
-		envp[1] = (char *)"LIBLOOP_CRYPTO_NO_AESNI=1";
-	execve(daemon, argv, envp);
-	dprintf(4, "ERR %d cannot run %s\n", errno, daemon);
-	_exit(127);
-}
-
 /*
- * Start the daemon, detached from us (double fork: init reaps it).
- * Returns the socket for the key, the pipe for readiness, and the
- * daemon's pid (so that one stuck before readiness can be stopped).
+ * Start the daemon, detached from us (its own session; init reaps it),
+ * with fds 3 (key) and 4 (ready), nothing else, no tty, and none of the
+ * caller's environment (LD_*, locale, ... are not for a process that
+ * holds the key). Returns the socket for the key, the pipe for
+ * readiness, and the daemon's pid (so that one stuck before readiness
+ * can be stopped).
  */
 static int spawn(const char *daemon, char **argv, int *key_fd, int *ready_fd,
 		 pid_t *pid)
 {
-	int sv[2], rp[2], pp[2] = { -1, -1 }, status;
-	pid_t child, grandchild = 0;
+	/* our own crypto switch is the one setting the daemon inherits: it
+	 * picks the cipher path, and the daemon must read as its caller does */
+	char *envp[] = { (char *)LOOP_SPAWN_PATH, NULL, NULL };
+	struct loop_spawn_fd fds[2];
+	int sv[2], rp[2], rc;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
 		return -errno;
 	if (pipe2(rp, O_CLOEXEC) < 0) {
-		int e = -errno;
-
+		rc = -errno;
 		close(sv[0]);
 		close(sv[1]);
-		return e;
+		return rc;
 	}
-	if (pipe2(pp, O_CLOEXEC) < 0) {
-		int e = -errno;
-
-		close(sv[0]);
-		close(sv[1]);
-		close(rp[0]);
-		close(rp[1]);
-		return e;
-	}
-	child = fork();
-	if (child == 0) {
-		pid_t d;
-
-		setsid();
-		d = fork();
-		if (d == 0)
-			exec_daemon(daemon, sv[1], rp[1], argv);
-		if (d > 0 && write(pp[1], &d, sizeof(d)) != sizeof(d))
-			_exit(1);
-		_exit(0);
-	}
+	if (getenv("LIBLOOP_CRYPTO_NO_AESNI"))
+		envp[1] = (char *)"LIBLOOP_CRYPTO_NO_AESNI=1";
+	fds[0] = (struct loop_spawn_fd){ sv[1], 3 };	/* --key-fd 3 */
+	fds[1] = (struct loop_spawn_fd){ rp[1], 4 };	/* --ready-fd 4 */
+	rc = loop_spawn(daemon, argv, envp, fds, 2, LOOP_SPAWN_DAEMON, pid);
 	close(sv[1]);
 	close(rp[1]);
-	close(pp[1]);
-	if (child < 0) {
-		int e = -errno;
-
+	if (rc) {
 		close(sv[0]);
 		close(rp[0]);
-		close(pp[0]);
-		return e;
+		return rc;
 	}
-	while (waitpid(child, &status, 0) < 0 && errno == EINTR)
-		;
-	if (read(pp[0], &grandchild, sizeof(grandchild)) != sizeof(grandchild))
-		grandchild = 0;
-	close(pp[0]);
-	*pid = grandchild;
 	*key_fd = sv[0];
 	*ready_fd = rp[0];
 	return 0;

@@ -109,30 +109,10 @@ struct create_opts {
 };
 int create_loop(struct loopdev *ld, const struct create_opts *c);
 
-/* crypt.c: "losetup -e": the encryption options, and attaching with them */
-struct crypt_opts {
-	const char *encryption;	/* -e NAME; NULL: not encrypted */
-	unsigned int keybits;	/* -k */
-	int pass_fd;		/* -p FD, -1: none */
-	const char *phash;	/* -H */
-	const char *gpgkey;	/* -K */
-	const char *gpghome;	/* -G */
-	const char *seed;	/* -S */
-	const char *cleartext;	/* --cleartext-keyfile */
-	unsigned long itercountk; /* -C */
-	int64_t loinit;		/* -I, -1: from the offset */
-	bool verify;		/* -T */
-	bool allow_short;	/* --allow-short-passphrase */
-	bool allow_empty;	/* --allow-empty-passphrase */
-	bool force;		/* --force */
-	bool loopaes;		/* a loop-AES-only option was given */
-	const char *engine;	/* --engine */
-	const char *header;	/* --header: a detached LUKS header */
-};
-bool crypt_requested(const struct crypt_opts *k);
+/* crypt.c: "losetup -e": attaching with the key options (libloop-attach.h) */
 /* @shown receives the device to use (a dm mapping, for the dm engine) */
 int create_encrypted(struct loopdev *ld, const struct create_opts *c,
-		     const struct crypt_opts *k, char *shown, size_t size);
+		     const struct loop_attach_opts *k, char *shown, size_t size);
 int list_ciphers(void);
 /* fstab.c: re-run with the options of the fstab line with loop=@device */
 void setup_from_fstab(const char *device, int argc, char **argv)

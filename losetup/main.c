@@ -32,7 +32,7 @@ struct cmdline {
 	unsigned long use_dio;
 	const char *outarg;
 	const char *file;	/* -j FILE */
-	struct crypt_opts crypt;
+	struct loop_attach_opts crypt;
 	bool list_ciphers;
 	bool from_fstab;	/* -F */
 	bool swap;		/* --swap */
@@ -95,42 +95,14 @@ static void __attribute__((noreturn)) report_exclusive(int group)
 	exit(EXIT_FAILURE);
 }
 
-static uint64_t size_or_die(const char *arg, const char *what)
-{
-	uint64_t v;
-	int rc = loop_parse_size(arg, &v);
-
-	if (rc == 0)
-		return v;
-	errno = -rc;
-	err(EXIT_FAILURE, "%s: '%s'", what, arg);
-}
-
-/*
- * Bind @ld to an existing loop device, to the one under a dm engine
- * mapping named @name, or to the mapping itself where it stands straight
- * on a block device. Returns 0, or -1 with errno set.
- */
-static int bind_named(struct loopdev *ld, const char *name)
-{
-	char lower[96];
-
-	if (!loopdev_is_loop_device(name) &&
-	    loop_state_resolve(name, lower, sizeof(lower)) == 0)
-		return loopdev_set_device(ld, lower) ? -1 : 0;
-	if (!loopdev_is_loop_device(name))
-		return -1;
-	return loopdev_set_device(ld, name) ? -1 : 0;
-}
-
-/* Bind @ld to a device named on the command line, or die like util-linux. */
+/* Bind @ld to a device named on the command line (loopdev_set_named()
+ * with must_exist), or die like util-linux. */
 static void use_device(struct loopdev *ld, const char *name, bool must_exist)
 {
-	errno = 0;
-	if ((must_exist && bind_named(ld, name)) ||
-	    (!must_exist && loopdev_set_device(ld, name))) {
-		if (!must_exist || errno == 0)
-			errno = ENODEV;
+	int rc = must_exist ? loopdev_set_named(ld, name) : loopdev_set_device(ld, name);
+
+	if (rc) {
+		errno = must_exist ? -rc : ENODEV;
 		err(EXIT_FAILURE, "%s: failed to use device", name);
 	}
 }
@@ -285,7 +257,7 @@ static void resolve_action(int argc, char **argv, struct cmdline *cl, struct loo
 
 	/* loop-AES's "-P KEYFILE": here -P is util-linux's partscan, and the
 	 * key file is left over as one argument too many */
-	if ((cl->create.lo_flags & LO_FLAGS_PARTSCAN) && crypt_requested(&cl->crypt) &&
+	if ((cl->create.lo_flags & LO_FLAGS_PARTSCAN) && loop_attach_requested(&cl->crypt) &&
 	    argc - optind == (cl->act == A_FIND_FREE ? 2 : cl->act ? -1 : 3))
 		errx(EXIT_FAILURE, "-P is --partscan here, as in util-linux; loop-AES's "
 		     "-P KEYFILE is --cleartext-keyfile KEYFILE");
@@ -326,7 +298,7 @@ static void resolve_action(int argc, char **argv, struct cmdline *cl, struct loo
 		     "--{sizelimit,partscan,read-only,show}");
 	if (cl->act != A_CREATE && cl->swap)
 		errx(EXIT_FAILURE, "the option --swap is allowed during loop device setup only");
-	if (cl->act != A_CREATE && crypt_requested(&cl->crypt))
+	if (cl->act != A_CREATE && loop_attach_requested(&cl->crypt))
 		errx(EXIT_FAILURE, "the encryption options are allowed during loop device setup only");
 	if (cl->has_offset && cl->act != A_CREATE && (cl->act != A_SHOW || !cl->file))
 		errx(EXIT_FAILURE, "the option --offset is not allowed in this context");
@@ -379,7 +351,7 @@ static int run(struct cmdline *cl, struct loopdev *ld, int argc, char **argv)
 		res = list_ciphers();
 		break;
 	case A_CREATE:
-		if (crypt_requested(&cl->crypt)) {
+		if (loop_attach_requested(&cl->crypt)) {
 			res = create_encrypted(ld, &cl->create, &cl->crypt, shown, sizeof(shown));
 		} else {
 			res = create_loop(ld, &cl->create);
@@ -397,8 +369,12 @@ static int run(struct cmdline *cl, struct loopdev *ld, int argc, char **argv)
 	case A_DELETE:
 		res = detach_one(ld);
 		for (; optind < argc; optind++) {
-				if (bind_named(ld, argv[optind]))
+			int rc = loopdev_set_named(ld, argv[optind]);
+
+			if (rc) {
+				errno = -rc;
 				warn("%s: failed to use device", argv[optind]);
+			}
 			res += detach_one(ld);
 		}
 		break;
@@ -462,7 +438,7 @@ int main(int argc, char **argv)
 	struct loopdev *ld;
 	int res;
 
-	crypt_opts_init(&cl.crypt);
+	loop_attach_opts_init(&cl.crypt);
 	setlocale(LC_ALL, "");
 	if (loopdev_new(&ld))
 		err(EXIT_FAILURE, "failed to initialize loopcxt");

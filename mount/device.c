@@ -1,143 +1,129 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The mount helper sets devices up by running losetup, so that every
- * engine, key derivation and passphrase rule lives in one place, and
- * the helper never holds a key itself.
+ * The mount helper sets devices up through libloop's loop_attach(), the
+ * call losetup -e makes, so that every engine, key derivation and
+ * passphrase rule lives in one place. The passphrase and the key stay
+ * in libloop's locked memory and are wiped before it returns.
  */
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <blkid.h>
+#include <libloop.h>
 
 #include "device.h"
+#include "messages.h"
+#include "size.h"
 
-/* The test suite's losetup; never when we run setuid (secure_getenv):
- * the user must not choose what runs as root with the passphrase. */
-const char *losetup_path(void)
+static void tell_warning(const char *text, void *where)
 {
-	const char *p = secure_getenv("CRYPTOLOOP_LOSETUP");
-
-	return p && *p ? p : LOSETUP_PATH;
+	tell_in_fstab_words(where, text);
 }
 
-/* Setuid-invoked, losetup runs with a clean environment: the user's
- * CRYPTOLOOP_FUSE_DAEMON, LIBLOOP_DEBUG or LD_* must not reach it. */
-static void exec_losetup(char *const argv[])
+/* offset= and sizelimit=, with losetup's words for a bad number */
+static int size_opt(const char *name, const char *arg, uint64_t *v, struct loop_attach_msg *m)
 {
-	static char *const clean[] = { (char *)"PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL };
+	int rc = loop_parse_size(arg, v);
 
-	if (getauxval(AT_SECURE))
-		execve(losetup_path(), argv, clean);
-	else
-		execv(losetup_path(), argv);
+	if (rc) {
+		snprintf(m->text, sizeof(m->text), "failed to parse %s: '%s': %s",
+			 !strcmp(name, "offset") ? "offset" : "size", arg, strerror(-rc));
+		m->option = name;
+	}
+	return rc;
 }
 
-/* Run losetup with @argv; its stdout (one line) into *out when asked,
- * its stderr to @errfd when that is not -1. */
-static int run_losetup(char *const argv[], char **out, int errfd)
+/* The options of @req as loop_attach() takes them. */
+static int fill_opts(struct loop_attach_opts *o, const struct mount_request *req,
+		     const char *image, struct loop_attach_msg *m)
 {
-	char buf[4096];
-	size_t len = 0;
-	ssize_t n;
-	int pipefd[2] = { -1, -1 };
-	int status;
-	pid_t pid;
+	size_t i;
+	int rc = 0;
 
-	if (out && pipe2(pipefd, O_CLOEXEC) < 0)
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		int rc = -errno;
+	loop_attach_opts_init(o);
+	o->image = image;
+	o->pass_fd = req->passfd;
+	if (req->readonly)
+		o->lo_flags |= LO_FLAGS_READ_ONLY;
+	/* pairs of losetup's long option ("--keybits") and its value */
+	for (i = 0; rc == 0 && i + 1 < req->nargs; i += 2) {
+		const char *name = req->losetup_args[i] + 2, *arg = req->losetup_args[i + 1];
 
-		if (out) {
-			close(pipefd[0]);
-			close(pipefd[1]);
-		}
-		return rc;
+		if (!strcmp(name, "offset"))
+			rc = size_opt(name, arg, &o->offset, m);
+		else if (!strcmp(name, "sizelimit"))
+			rc = size_opt(name, arg, &o->sizelimit, m);
+		else if (loop_attach_opt_set(o, name, arg, m) == 1)
+			rc = -EINVAL;	/* the option table names no other */
 	}
-	if (pid == 0) {
-		if (out && dup2(pipefd[1], STDOUT_FILENO) < 0)
-			_exit(127);
-		if (errfd >= 0 && dup2(errfd, STDERR_FILENO) < 0)
-			_exit(127);
-		exec_losetup(argv);
-		fprintf(stderr, "mount.cryptoloop: cannot run %s: %s\n",
-			losetup_path(), strerror(errno));
-		_exit(127);
-	}
-	if (out) {
-		close(pipefd[1]);
-		while ((n = read(pipefd[0], buf + len, sizeof(buf) - 1 - len)) > 0)
-			len += (size_t)n;
-		close(pipefd[0]);
-		buf[len] = '\0';
-		buf[strcspn(buf, "\n")] = '\0';
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	if (!WIFEXITED(status))
-		return 128;
-	if (WEXITSTATUS(status) == 0 && out) {
-		*out = strdup(buf);
-		if (!*out)
-			return -ENOMEM;
-	}
-	return WEXITSTATUS(status);
+	return rc;
+}
+
+/* cipher=none: a plain loop device, as losetup gives one. */
+static int attach_plain(struct loopdev *ld, const struct loop_attach_opts *o,
+			struct loop_attach_msg *m)
+{
+	struct loopdev_config cfg = {
+		.backing_file = o->image,
+		.backing_fd = -1,
+		.offset = o->offset,
+		.sizelimit = o->sizelimit,
+		.lo_flags = o->lo_flags,
+	};
+	int rc = loopdev_attach_free(ld, LOOPDEV_KIND_LOOP, &cfg, NULL);
+
+	if (rc && !loopdev_get_path(ld))
+		snprintf(m->text, sizeof(m->text), "cannot find an unused loop device");
+	else if (rc)
+		snprintf(m->text, sizeof(m->text), "%s: failed to set up loop device: %s",
+			 o->image, strerror(-rc));
+	return rc;
 }
 
 int device_setup(const struct mount_request *req, const char *image, char **device,
-		 int errfd)
+		 const char *where)
 {
-	char *argv[80], fdbuf[16];
-	size_t n = 0, i;
+	struct loop_attach_opts o;
+	struct loop_attach_msg m = { NULL, "" };
+	struct loopdev *ld;
+	char shown[PATH_MAX];
+	int rc = loopdev_new(&ld);
 
-	argv[n++] = (char *)"losetup";
-	argv[n++] = (char *)"--show";
-	argv[n++] = (char *)"-f";
-	for (i = 0; i < req->nargs; i++)
-		argv[n++] = req->losetup_args[i];
-	if (req->readonly)
-		argv[n++] = (char *)"--read-only";
-	if (req->passfd >= 0) {
-		snprintf(fdbuf, sizeof(fdbuf), "%d", req->passfd);
-		argv[n++] = (char *)"--pass-fd";
-		argv[n++] = fdbuf;
+	if (rc)
+		return rc;
+	rc = fill_opts(&o, req, image, &m);
+	o.warn = tell_warning;
+	o.warn_data = (void *)where;
+	if (!rc) {
+		rc = loop_attach(ld, &o, shown, sizeof(shown), &m);
+		if (rc == 1) {
+			rc = attach_plain(ld, &o, &m);
+			if (!rc)
+				snprintf(shown, sizeof(shown), "%s", loopdev_get_path(ld));
+		}
 	}
-	argv[n++] = (char *)image;
-	argv[n] = NULL;
-	return run_losetup(argv, device, errfd);
+	loopdev_free(ld);
+	if (rc) {
+		if (*m.text)
+			tell_in_fstab_words(where, m.text);
+		return rc;
+	}
+	*device = strdup(shown);
+	return *device ? 0 : -ENOMEM;
 }
 
 int device_teardown(const char *device)
 {
-	char *argv[] = { (char *)"losetup", (char *)"-d", (char *)device, NULL };
-
-	return run_losetup(argv, NULL, -1);
+	return loop_device_detach(device);
 }
 
 int device_image(const char *device, char **image)
 {
-	char *argv[] = { (char *)"losetup", (char *)"--list", (char *)"--noheadings",
-			 (char *)"--output", (char *)"BACK-FILE", (char *)device, NULL };
-	int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC), rc;
-
-	/* a device that is not ours, or no loop device at all: no image */
-	rc = run_losetup(argv, image, devnull);
-	if (devnull >= 0)
-		close(devnull);
-	if (rc == 0 && !**image) {
-		free(*image);
-		rc = 1;
-	}
-	return rc;
+	return loop_device_image(device, image);
 }
 
 int device_probe_fstype(const char *device, char **type)

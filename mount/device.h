@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Setting up and tearing down the encrypted device through losetup. */
+/* Setting up and tearing down the encrypted device through libloop. */
 #ifndef MOUNT_DEVICE_H
 #define MOUNT_DEVICE_H
 
@@ -7,26 +7,23 @@
 
 #include "mount-opts.h"
 
-/* The losetup that sets devices up: configure's, or $CRYPTOLOOP_LOSETUP. */
-const char *losetup_path(void);
-
 /*
- * Run "losetup --show -f [ARGS] [--read-only] [--pass-fd FD] IMAGE"; the
- * passphrase fd is inherited, never copied. Its messages go to @errfd
- * (-1: our stderr). On success *device is the new device
- * (malloc'ed). Returns 0 or losetup's non-zero exit status (it has
- * already told the user why), or -errno when it could not run.
+ * Attach @image with the options of @req on a free device through
+ * loop_attach() (a plain loop device for cipher=none); the passphrase
+ * comes from passfd=, else is asked for. Failures are told on stderr in
+ * the fstab's words, after @where (NULL: no fstab line). On success
+ * *device is the device to mount (malloc'ed). Returns 0 or -errno.
  */
 int device_setup(const struct mount_request *req, const char *image, char **device,
-		 int errfd);
+		 const char *where);
 
 /*
- * The image behind @device (a device losetup knows: loop, cryptoloop or a
- * dm engine mapping), malloc'ed. Returns 0, or non-zero when there is none.
+ * The image behind @device (a loop, cryptoloop or dm engine device),
+ * malloc'ed. Returns 0, or -errno when there is none.
  */
 int device_image(const char *device, char **image);
 
-/* "losetup -d DEVICE". Returns 0 or non-zero like device_setup(). */
+/* Detach @device and what its engine put on it. Returns 0 or -errno. */
 int device_teardown(const char *device);
 
 /*

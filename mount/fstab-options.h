@@ -13,7 +13,7 @@
 enum fstab_opt_kind {
 	FOPT_LOSETUP,		/* becomes a losetup option */
 	FOPT_FSTYPE,		/* the filesystem inside */
-	FOPT_PASSFD,		/* passphrase fd, inherited by losetup */
+	FOPT_PASSFD,		/* passphrase fd, read by libloop */
 	FOPT_READONLY,		/* both losetup -r and the mount's ro */
 };
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The helper runs losetup, whose messages speak of its own flags. An
- * administrator reading them wrote an fstab line, so the helper says
- * which line, and names the fstab option instead of the flag.
+ * libloop's attach messages speak of losetup's flags. An administrator
+ * reading them wrote an fstab line, so the helper says which line, and
+ * names the fstab option instead of the flag.
  */
 #include "config.h"
 
@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <libmount.h>
 
 #include "fstab-options.h"
@@ -106,25 +105,11 @@ static void put_translated(const char *s)
 	}
 }
 
-void relay_losetup_messages(int fd, const char *where)
+void tell_in_fstab_words(const char *where, const char *text)
 {
-	char buf[8192], *line, *save;
-	ssize_t n;
-	size_t len = 0;
-
-	if (lseek(fd, 0, SEEK_SET) < 0)
-		return;
-	while (len < sizeof(buf) - 1 &&
-	       (n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
-		len += (size_t)n;
-	buf[len] = '\0';
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (!strncmp(line, "losetup: ", 9))
-			line += 9;
-		fprintf(stderr, "%s: ", program_invocation_short_name);
-		if (where)
-			fprintf(stderr, "%s: ", where);
-		put_translated(line);
-		fputc('\n', stderr);
-	}
+	fprintf(stderr, "%s: ", program_invocation_short_name);
+	if (where)
+		fprintf(stderr, "%s: ", where);
+	put_translated(text);
+	fputc('\n', stderr);
 }

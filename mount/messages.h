@@ -10,10 +10,10 @@
 char *fstab_line_of(const char *source, const char *target);
 
 /*
- * Print what losetup wrote to @fd, a line at a time, after @where (NULL:
- * nothing), with losetup's option names ("--pass-fd", "fd 3") turned
- * into the fstab options that gave them ("passfd=3").
+ * Print @text (a libloop attach message) on stderr after our name and
+ * @where (NULL: nothing), with losetup's option names ("--pass-fd",
+ * "fd 3") turned into the fstab options that gave them ("passfd=3").
  */
-void relay_losetup_messages(int fd, const char *where);
+void tell_in_fstab_words(const char *where, const char *text);
 
 #endif

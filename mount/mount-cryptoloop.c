@@ -4,7 +4,7 @@
  *
  *   mount.cryptoloop IMAGE DIR [-sfnv] [-N NS] [-o OPTIONS] [-t TYPE]
  *
- * It sets up the encrypted device with losetup, makes sure a filesystem
+ * It sets up the encrypted device with libloop, makes sure a filesystem
  * is really there (a wrong passphrase gives garbage, never an error from
  * the cipher), mounts it through libmount, and records
  * uhelper=cryptoloop in utab so that a plain umount tears it down.
@@ -20,7 +20,6 @@
 #include <string.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <libmount.h>
@@ -324,7 +323,7 @@ int main(int argc, char **argv)
 	struct mount_request req;
 	char *bad = NULL, *device = NULL, *fstype = NULL, *cipher = NULL, *where;
 	struct stat st;
-	int rc, errfd;
+	int rc;
 
 	parse_args(argc, argv, &a);
 	mnt_init_debug(0);
@@ -375,16 +374,9 @@ int main(int argc, char **argv)
 		     "(open it for mount: \"mount ... %d<FILE\")", where ? where : "",
 		     where ? ": " : "", a.source, req.passfd, req.passfd);
 
-	/* losetup's messages, retold in the fstab's words */
-	errfd = memfd_create("losetup-messages", MFD_CLOEXEC);
-	rc = device_setup(&req, a.source, &device, errfd);
-	if (errfd >= 0) {
-		relay_losetup_messages(errfd, where);
-		close(errfd);
-	}
+	/* libloop's messages, retold in the fstab's words */
+	rc = device_setup(&req, a.source, &device, where);
 	if (rc) {
-		if (rc < 0)
-			warnx("%s: cannot set up the encrypted device: %s", a.source, strerror(-rc));
 		rc = MOUNT_EX_FAIL;
 		goto out;
 	}

@@ -10,7 +10,8 @@
 
 /* What the options ask for, split into device setup and the mount. */
 struct mount_request {
-	char *losetup_args[64];		/* "-e", "aes", "-k", "256", ... (owned) */
+	char *losetup_args[64];		/* "--encryption", "aes", ...: losetup long
+					 * options and values (owned) */
 	size_t nargs;
 	char *fstype;			/* NULL: detect with libblkid */
 	int passfd;			/* -1: none */

@@ -5,7 +5,7 @@
  *
  *   umount.cryptoloop DIR|DEVICE|IMAGE [-flnrv] [-N NS] [-t TYPE]
  *
- * Unmounts through libmount, then detaches the device with losetup, which
+ * Unmounts through libmount, then detaches the device with libloop, which
  * also stops whatever engine served it. It takes every name umount(8)
  * takes for a plain loop mount: the mount point, the device, the image.
  */
@@ -27,7 +27,7 @@
 #define UMOUNT_EX_USAGE 1
 #define UMOUNT_EX_FAIL  32
 
-/* May @source be one of our devices? (losetup is asked only then.) */
+/* May @source be one of our devices? (libloop is asked only then.) */
 static bool ours(const char *source)
 {
 	return !strncmp(source, "/dev/loop", 9) || !strncmp(source, "/dev/cryptoloop", 15) ||
@@ -126,7 +126,7 @@ int main(int argc, char **argv)
 		free(target);
 		return rc;
 	}
-	/* a lazy unmount keeps the device busy; losetup -d then defers it */
+	/* a lazy unmount keeps the device busy; the detach then defers it */
 	if (device && device_teardown(device) != 0) {
 		warnx("%s: unmounted, but detaching %s failed", target, device);
 		rc = UMOUNT_EX_FAIL;

@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 
 #include "reencrypt.h"
+#include "spawn.h"
 
 #define KEY_LINES 65
 #define LINE_RAW 45		/* bytes, 60 characters of base64 */
@@ -66,7 +67,11 @@ static int write_all(int fd, const void *buf, size_t len)
 static int run_gpg(const char *out, const char *gpghome, const char *text, size_t textlen,
 		   const char *pass, size_t passlen)
 {
+	static const char *const gpgs[] = {
+		"/usr/bin/gpg", "/bin/gpg", "/usr/local/bin/gpg", NULL
+	};
 	const char *argv[20];
+	struct loop_spawn_fd fds[4];
 	int in[2] = { -1, -1 }, pp[2] = { -1, -1 }, i = 0, rc, status;
 	pid_t pid;
 
@@ -94,20 +99,18 @@ static int run_gpg(const char *out, const char *gpghome, const char *text, size_
 		rc = -errno;
 		goto out;
 	}
-	pid = fork();
-	if (pid < 0) {
-		rc = -errno;
+	/* the text on stdin, the passphrase on fd 3, our stdout and stderr
+	 * (gpg's complaints are the user's to read); the user's own gpg and
+	 * environment (its keyring, agent and locale), as they run it */
+	fds[0] = (struct loop_spawn_fd){ in[0], 0 };
+	fds[1] = (struct loop_spawn_fd){ STDOUT_FILENO, 1 };
+	fds[2] = (struct loop_spawn_fd){ STDERR_FILENO, 2 };
+	fds[3] = (struct loop_spawn_fd){ pp[0], 3 };
+	rc = -ENOENT;
+	for (i = 0; rc == -ENOENT && gpgs[i]; i++)
+		rc = loop_spawn(gpgs[i], (char *const *)argv, environ, fds, 4, 0, &pid);
+	if (rc)
 		goto out;
-	}
-	if (pid == 0) {
-		int pfd = fcntl(pp[0], F_DUPFD, 10), ifd = fcntl(in[0], F_DUPFD, 10);
-
-		if (pfd < 0 || ifd < 0 || dup2(ifd, 0) < 0 || dup2(pfd, 3) < 0)
-			_exit(127);
-		execve("/usr/bin/gpg", (char *const *)argv, environ);
-		execvp("gpg", (char *const *)argv);
-		_exit(127);
-	}
 	close(in[0]);
 	close(pp[0]);
 	in[0] = pp[0] = -1;
@@ -124,7 +127,7 @@ static int run_gpg(const char *out, const char *gpghome, const char *text, size_
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (!rc && (!WIFEXITED(status) || WEXITSTATUS(status)))
-		rc = WIFEXITED(status) && WEXITSTATUS(status) == 127 ? -ENOENT : -EIO;
+		rc = -EIO;
 out:
 	for (i = 0; i < 2; i++) {
 		if (in[i] >= 0)

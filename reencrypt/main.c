@@ -166,17 +166,6 @@ static void build_getopt(struct option *lo, char *so)
 	*so = '\0';
 }
 
-static uint64_t size_or_die(const char *arg, const char *what)
-{
-	uint64_t v;
-	int rc = loop_parse_size(arg, &v);
-
-	if (rc == 0)
-		return v;
-	errno = -rc;
-	err(EXIT_FAILURE, "%s: '%s'", what, arg);
-}
-
 static uint32_t iter_time_or_die(const char *arg)
 {
 	char *end;
@@ -500,11 +489,11 @@ static void make_keys(struct cmdline *cl)
 		if (!s->k.encryption)
 			errx(EXIT_FAILURE, "the %s format needs -e <cipher>%s", i ? "new" : "old",
 			     i ? " after --new" : "");
-		crypt_parse_spec(&s->k, &s->spec, false);
+		crypt_parse_spec(&s->k, &s->spec);
 		/* keys that exist only in memory: an image re-encrypted to
 		 * them could never be read again, and no image was made
 		 * with them (they were gone at its detach) */
-		if (crypt_random_key(&s->k))
+		if (loop_attach_random_key(&s->k))
 			errx(EXIT_FAILURE, "-H random: the %s format has keys nobody can "
 			     "give again", i ? "new" : "old");
 		if (i == 1 && cl->generate)
@@ -584,8 +573,8 @@ int main(int argc, char **argv)
 	int rc;
 
 	memset(&cl, 0, sizeof(cl));
-	crypt_opts_init(&cl.job.old.k);
-	crypt_opts_init(&cl.job.new.k);
+	loop_attach_opts_init(&cl.job.old.k);
+	loop_attach_opts_init(&cl.job.new.k);
 	cl.job.img_fd = -1;
 	gcrypt_init();
 	parse_cmdline(argc, argv, &cl);

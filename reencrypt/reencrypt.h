@@ -13,7 +13,7 @@
 
 /* One side of the conversion: how the image is encrypted before or after. */
 struct side {
-	struct crypt_opts k;
+	struct loop_attach_opts k;
 	uint64_t offset;
 	uint64_t sizelimit;
 	bool has_offset;

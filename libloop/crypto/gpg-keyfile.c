@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 
 #include "crypto-internal.h"
+#include "spawn.h"
 
 /*
  * gpg gets a clean environment, not the caller's: only a fixed PATH,
@@ -104,24 +105,14 @@ static const char *find_gpg(const char *gpg_program)
 	return NULL;
 }
 
-/* Move fd above the range 0..3 so dup2() in the child cannot clobber it. */
-static int high_fd(int fd)
-{
-	int h = fcntl(fd, F_DUPFD_CLOEXEC, 10);
-	int e = errno;
-
-	close(fd);
-	errno = e;
-	return h;
-}
-
 LIBLOOP_EXPORT int loop_pass_from_gpg(struct loop_pass **pass, const char *keyfile,
 		       const char *gpg_homedir, const char *gpg_program,
 		       const struct loop_pass *gpg_pass)
 {
 	const char *argv[16], *gpg, *line;
 	struct clean_env env;
-	int keyfd = -1, nullfd = -1, out[2] = { -1, -1 }, sp[2] = { -1, -1 };
+	int keyfd = -1, out[2] = { -1, -1 }, sp[2] = { -1, -1 };
+	struct loop_spawn_fd fds[3];
 	struct loop_pass *result = NULL;
 	size_t len;
 	pid_t pid;
@@ -163,34 +154,19 @@ LIBLOOP_EXPORT int loop_pass_from_gpg(struct loop_pass **pass, const char *keyfi
 		clean_env_free(&env);
 		return r;
 	}
-	nullfd = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	if (nullfd < 0 || pipe2(out, O_CLOEXEC) < 0 ||
+	if (pipe2(out, O_CLOEXEC) < 0 ||
 	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0) {
 		r = -errno;
 		goto out;
 	}
-	keyfd = high_fd(keyfd);
-	nullfd = high_fd(nullfd);
-	out[1] = high_fd(out[1]);
-	sp[1] = high_fd(sp[1]);
-	if (keyfd < 0 || nullfd < 0 || out[1] < 0 || sp[1] < 0) {
-		r = -EMFILE;
+	/* stdin the key file, stdout the pipe, the passphrase on fd 3;
+	 * stderr is /dev/null */
+	fds[0] = (struct loop_spawn_fd){ keyfd, 0 };
+	fds[1] = (struct loop_spawn_fd){ out[1], 1 };
+	fds[2] = (struct loop_spawn_fd){ sp[1], CHILD_PASS_FD };
+	r = loop_spawn(gpg, (char *const *)argv, env.envp, fds, 3, 0, &pid);
+	if (r)
 		goto out;
-	}
-
-	pid = fork();
-	if (pid < 0) {
-		r = -errno;
-		goto out;
-	}
-	if (pid == 0) {
-		/* Only async-signal-safe calls from here on. */
-		if (dup2(keyfd, 0) < 0 || dup2(out[1], 1) < 0 ||
-		    dup2(nullfd, 2) < 0 || dup2(sp[1], CHILD_PASS_FD) < 0)
-			_exit(127);
-		execve(gpg, (char *const *)argv, env.envp);
-		_exit(127);
-	}
 	close(keyfd);
 	keyfd = -1;
 	close(out[1]);
@@ -225,7 +201,6 @@ out:
 	clean_env_free(&env);
 	loop_pass_free(result);
 	if (keyfd >= 0) close(keyfd);
-	if (nullfd >= 0) close(nullfd);
 	if (out[0] >= 0) close(out[0]);
 	if (out[1] >= 0) close(out[1]);
 	if (sp[0] >= 0) close(sp[0]);

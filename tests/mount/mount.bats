@@ -8,15 +8,19 @@ load ../e2e/helpers
 HELPERS_MARK=/run/cryptoloop-test-helpers
 
 # mount(8) runs helpers from /sbin only: put this build's there for the
-# run, unless the administrator installed their own.
+# run, unless the administrator installed their own. They link libloop,
+# so they are libtool wrappers, which run only where they are: a shim.
 setup_file() {
 	: "${top_builddir:=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}"
 	if [ -e /sbin/mount.cryptoloop ] && [ ! -e "$HELPERS_MARK" ]; then
 		return 0
 	fi
 	touch "$HELPERS_MARK"
-	install -m 0755 "$top_builddir/mount/mount.cryptoloop" /sbin/mount.cryptoloop
-	install -m 0755 "$top_builddir/mount/umount.cryptoloop" /sbin/umount.cryptoloop
+	local h
+	for h in mount.cryptoloop umount.cryptoloop; do
+		printf '#!/bin/sh\nexec %q "$@"\n' "$top_builddir/mount/$h" > "/sbin/$h"
+		chmod 0755 "/sbin/$h"
+	done
 }
 
 teardown_file() {
@@ -28,7 +32,6 @@ teardown_file() {
 setup() {
 	e2e_setup
 	[ -e "$HELPERS_MARK" ] || skip "/sbin/mount.cryptoloop is someone else's install"
-	export CRYPTOLOOP_LOSETUP="$LOSETUP"
 	IMG=$(image 64M secret.img)
 	dev=$(attach -e AES256 -p 3 "$IMG")
 	mkfs.ext4 -q "$dev"
@@ -132,30 +135,33 @@ nothing_attached() {
 	nothing_attached
 }
 
-@test "user mounts are refused up front, before any passphrase, even through a setuid helper" {
+@test "user mounts are refused up front, before any passphrase or device" {
 	command -v setpriv > /dev/null || skip "setpriv (util-linux) missing"
-	dir="$TESTDIR/suid"
-	mkdir -m 755 "$dir"
 	chmod 755 "$TESTDIR"
-	install -m 4755 "$top_builddir/mount/mount.cryptoloop" "$dir/mount.cryptoloop"
-	# -p: dash keeps the root euid, as a compiled program would
-	printf '#!/bin/sh -p\ntouch %s/ran\nexit 1\n' "$dir" > "$dir/losetup"
-	chmod 755 "$dir/losetup"
-	# control: run by root, the variable is honoured
-	run env CRYPTOLOOP_LOSETUP="$dir/losetup" "$dir/mount.cryptoloop" "$IMG" "$MNT" \
-		-o cipher=AES256,passfd=0
-	[ -e "$dir/ran" ] || fail "control: CRYPTOLOOP_LOSETUP was not used at all"
-	rm "$dir/ran"
-	# a user (as mount(8) runs the helper of a "user" line, or through the
-	# setuid bit): refused before anything runs or is read
+	# a user (as mount(8) runs the helper of a "user" line): refused
+	# before anything is read or attached, whatever the options say
 	run --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups \
-		env CRYPTOLOOP_LOSETUP="$dir/losetup" "$dir/mount.cryptoloop" "$IMG" "$MNT" \
-		-o cipher=AES256,user
+		/sbin/mount.cryptoloop "$IMG" "$MNT" -o cipher=AES256,user
 	[ "$status" -eq 1 ]
 	[[ "$stderr" == *"$IMG: user mounts of encrypted images are not supported"* ]]
 	[[ "$stderr" != *Password* ]]
-	[ ! -e "$dir/ran" ] || fail "a user's mount ran losetup"
 	run ! mountpoint -q "$MNT"
+	nothing_attached
+}
+
+@test "mount.cryptoloop attaches through libloop: it links it and runs no losetup" {
+	command -v strace > /dev/null || skip "strace missing"
+	helper="$top_builddir/mount/.libs/mount.cryptoloop"
+	ldd "$helper" | grep -q 'libloop\.so'
+	# every program the helper starts is in the trace (-b execve lets go
+	# of it there: the FUSE daemon outlives the helper)
+	LD_LIBRARY_PATH="$top_builddir/libloop/.libs" strace -f -b execve -qq -e trace=execve \
+		-o "$TESTDIR/trace" "$helper" "$IMG" "$MNT" -o cipher=AES256,passfd=3 \
+		3< "$TESTDIR/pass"
+	mountpoint -q "$MNT"
+	[ "$(grep -c execve "$TESTDIR/trace")" -ge 1 ] || fail "nothing traced"
+	! grep -q 'losetup' "$TESTDIR/trace" || fail "the helper ran losetup: $(grep losetup "$TESTDIR/trace")"
+	umount "$MNT"
 	nothing_attached
 }
 
@@ -284,5 +290,27 @@ nothing_attached() {
 	LIBMOUNT_FSTAB="$FSTAB" mount "$TESTDIR/m 2"
 	mountpoint -q "$TESTDIR/m 2"
 	umount "$TESTDIR/m 2"
+	nothing_attached
+}
+
+@test "cipher=luks: fstab's header= reaches the attach, in the fstab's words" {
+	# a missing detached header is named before any passphrase is read
+	echo "$IMG $MNT cryptoloop cipher=luks,header=$TESTDIR/missing.hdr,passfd=3,noauto 0 0" > "$FSTAB"
+	run --separate-stderr env LIBMOUNT_FSTAB="$FSTAB" mount "$MNT" 3< "$TESTDIR/pass"
+	[ "$status" -eq 32 ]
+	[[ "$stderr" == *"$FSTAB:1: $TESTDIR/missing.hdr: No such file or directory"* ]] ||
+		fail "$stderr"
+	# a header that is no LUKS header, and one beside a loop cipher
+	echo "$IMG $MNT cryptoloop cipher=luks2,header=$IMG,passfd=3,noauto 0 0" > "$FSTAB"
+	run --separate-stderr env LIBMOUNT_FSTAB="$FSTAB" mount "$MNT" 3< "$TESTDIR/pass"
+	[ "$status" -eq 32 ]
+	[[ "$stderr" == *"$FSTAB:1: $IMG: no LUKS header"* ]] || fail "$stderr"
+	[[ "$stderr" != *"a detached one"* ]] || fail "$stderr"
+	echo "$IMG $MNT cryptoloop cipher=AES256,header=$IMG,passfd=3,noauto 0 0" > "$FSTAB"
+	run --separate-stderr env LIBMOUNT_FSTAB="$FSTAB" mount "$MNT" 3< "$TESTDIR/pass"
+	[ "$status" -eq 32 ]
+	[[ "$stderr" == *"$FSTAB:1: header=: a detached header is for -e luks only"* ]] ||
+		fail "$stderr"
+	run ! mountpoint -q "$MNT"
 	nothing_attached
 }

@@ -22,6 +22,7 @@
 
 #include "libloop-crypto.h"
 #include "tap.h"
+#include "memscan.h"
 
 static int pipe_with(const char *data, size_t len)
 {
@@ -564,54 +565,6 @@ static void test_iter_bound(void)
 	loop_pass_free(p);
 }
 
-/* After everything is freed, neither the passphrase nor the key may be
- * found anywhere in our writable memory. */
-static int memory_contains(const uint8_t *needle, size_t n)
-{
-	FILE *maps = fopen("/proc/self/maps", "r");
-	int mem = open("/proc/self/mem", O_RDONLY);
-	char line[512];
-	int found = 0;
-	static uint8_t buf[1 << 16];
-
-	while (maps && mem >= 0 && fgets(line, sizeof(line), maps)) {
-		unsigned long lo, hi;
-		char perms[8];
-
-		if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3 || perms[0] != 'r' ||
-		    perms[1] != 'w' || strstr(line, "[vvar]"))
-			continue;
-		for (; lo < hi && !found; lo += sizeof(buf) - n) {
-			size_t len = hi - lo < sizeof(buf) ? hi - lo : sizeof(buf);
-			ssize_t got = pread(mem, buf, len, (off_t)lo);
-			size_t i;
-
-			if (got <= 0)
-				break;
-			for (i = 0; i + n <= (size_t)got; i++) {
-				uintptr_t at = lo + i;
-
-				/* the needle itself and our scan buffer don't count */
-				if ((at >= (uintptr_t)needle && at < (uintptr_t)needle + n) ||
-				    (at >= (uintptr_t)buf && at < (uintptr_t)buf + sizeof(buf)))
-					continue;
-				if (buf[i] == needle[0] && !memcmp(buf + i, needle, n)) {
-					found = 1;
-					fprintf(stderr, "# found at %#lx in %s", (unsigned long)at, line);
-					break;
-				}
-			}
-			if ((size_t)got < sizeof(buf))
-				break;
-		}
-	}
-	if (maps)
-		fclose(maps);
-	if (mem >= 0)
-		close(mem);
-	return found;
-}
-
 static void test_no_leftovers(void)
 {
 	/* the passphrase only ever exists XOR-masked in this test's data */
@@ -626,15 +579,11 @@ static void test_no_leftovers(void)
 	size_t i;
 	int fd, r, pass_found, key_found;
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__has_feature)
-#if defined(__SANITIZE_ADDRESS__) || __has_feature(address_sanitizer)
-	/* ASan reserves terabytes of shadow and allocator space, readable
-	 * page by page: the scan would never end. The plain build runs it. */
-	for (i = 0; i < 4; i++)
-		ok(1, "# SKIP memory scan under AddressSanitizer");
-	return;
-#endif
-#endif
+	if (MEMSCAN_UNDER_ASAN) {
+		for (i = 0; i < 4; i++)
+			ok(1, "# SKIP memory scan under AddressSanitizer");
+		return;
+	}
 
 	for (i = 0; i < n; i++)
 		pass[i] = (char)(masked[i] ^ 0x5a);

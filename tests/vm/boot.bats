@@ -46,10 +46,12 @@ setup_file() {
 	printf '#!/bin/sh\nLD_LIBRARY_PATH=%q exec %q "$@"\n' "$LD_LIBRARY_PATH" "$L" \
 		> "$sbin/losetup"
 	chmod 0755 "$sbin/losetup"
-	install -m 0755 "$top_builddir/mount/mount.cryptoloop" /sbin/mount.cryptoloop
-	install -m 0755 "$top_builddir/mount/umount.cryptoloop" /sbin/umount.cryptoloop
-	# mount(8) drops LD_* from the helper's environment: the shim sets it
-	export CRYPTOLOOP_LOSETUP="$sbin/losetup"
+	# the mount helpers link libloop: libtool wrappers, which set the
+	# library path themselves (mount(8) drops LD_*) where they are
+	for h in mount.cryptoloop umount.cryptoloop; do
+		printf '#!/bin/sh\nexec %q "$@"\n' "$top_builddir/mount/$h" > "/sbin/$h"
+		chmod 0755 "/sbin/$h"
+	done
 	# the image the auto line mounts: ext4 with files, made with -p
 	truncate -s 16M "$S/secret.img"
 	dev=$("$L" -f --show --engine kmod -e AES256 -p 3 "$S/secret.img" 3< "$S/pass")

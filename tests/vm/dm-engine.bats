@@ -379,10 +379,12 @@ openssl_plain() {
 }
 
 @test "mount.cryptoloop engine=dm: fstab mount from the mapping, umount removes it" {
-	install -m 0755 "$top_builddir/mount/mount.cryptoloop" /sbin/mount.cryptoloop
-	install -m 0755 "$top_builddir/mount/umount.cryptoloop" /sbin/umount.cryptoloop
-	# mount(8) runs the helper without LD_LIBRARY_PATH: the wrapper script
-	export CRYPTOLOOP_LOSETUP="$top_builddir/losetup/losetup"
+	# mount(8) runs the helper without LD_LIBRARY_PATH: libtool's wrapper
+	# sets it, where it is
+	for h in mount.cryptoloop umount.cryptoloop; do
+		printf '#!/bin/sh\nexec %q "$@"\n' "$top_builddir/mount/$h" > "/sbin/$h"
+		chmod 0755 "/sbin/$h"
+	done
 	img=$(image 16M)
 	dev=$(attach --engine dm -e AES256 -p 3 "$img")
 	mkfs.ext4 -q "$dev"

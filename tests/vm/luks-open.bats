@@ -148,10 +148,12 @@ luks_format() {
 }
 
 @test "cryptoloop-reencrypt --new --luks2 results, with and without --header, open with losetup and an fstab line" {
-	install -m 0755 "$top_builddir/mount/mount.cryptoloop" /sbin/mount.cryptoloop
-	install -m 0755 "$top_builddir/mount/umount.cryptoloop" /sbin/umount.cryptoloop
-	# mount(8) runs the helper without LD_LIBRARY_PATH: the wrapper script
-	export CRYPTOLOOP_LOSETUP="$top_builddir/losetup/losetup"
+	# mount(8) runs the helper without LD_LIBRARY_PATH: libtool's wrapper
+	# sets it, where it is
+	for h in mount.cryptoloop umount.cryptoloop; do
+		printf '#!/bin/sh\nexec %q "$@"\n' "$top_builddir/mount/$h" > "/sbin/$h"
+		chmod 0755 "/sbin/$h"
+	done
 	reenc=$top_builddir/reencrypt/cryptoloop-reencrypt
 	printf 'the LUKS2 passphrase, long enough\n' > "$TESTDIR/pnew"
 	# an AES256 image with ext4 and a file, made through the dm engine

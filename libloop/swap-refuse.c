@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Swap never goes through the FUSE engine: the kernel swapping out to a
  * loop device over a userspace daemon waits for the daemon, and the daemon
@@ -13,22 +13,23 @@
  */
 #include "config.h"
 
-#include <err.h>
+#include <errno.h>
 #include <fcntl.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "losetup.h"
+#include "attach-msg.h"
 #include "swap-refuse.h"
 
-void swap_refuse_random_fuse(enum loop_engine_kind engine, const char *image)
+int swap_refuse_random_fuse(enum loop_engine_kind engine, const char *image,
+			    struct loop_attach_msg *m)
 {
-	if (engine == LOOP_ENGINE_FUSE)
-		errx(EXIT_FAILURE, "%s: -H random on the FUSE engine refused: it is the "
-		     "swap recipe, and swap through a userspace daemon can deadlock; "
-		     "use --engine kmod or dm for swap (--force attaches anyway, for "
-		     "scratch space that is never swap)", image);
+	if (engine != LOOP_ENGINE_FUSE)
+		return 0;
+	return attach_msg(m, -EPERM, "--phash", "%s: -H random on the FUSE engine refused: "
+			  "it is the swap recipe, and swap through a userspace daemon can "
+			  "deadlock; use --engine kmod or dm for swap (--force attaches "
+			  "anyway, for scratch space that is never swap)", image);
 }
 
 bool swap_signature_on(const char *device)

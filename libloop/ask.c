@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Where a passphrase comes from when no -p, key file or gpg key is given:
  *  1. the controlling terminal, with echo off (as always);
@@ -9,6 +9,8 @@
  *     mount or service has /dev/null as stdin, and the agents ask on the
  *     console or in plymouth;
  *  4. otherwise standard input, whatever it is, as getpass() did.
+ * The one output of the library: without a terminal the prompt goes to
+ * standard error, as getpass() wrote it.
  */
 #include "config.h"
 

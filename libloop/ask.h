@@ -1,10 +1,11 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Asking for a passphrase without -p: terminal, stdin, password agents. */
-#ifndef LOSETUP_ASK_H
-#define LOSETUP_ASK_H
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Asking for a passphrase without -p: terminal, stdin, password agents.
+ * Internal to libloop (loop_attach_read_secret()); not installed. */
+#ifndef LIBLOOP_ASK_H
+#define LIBLOOP_ASK_H
 
 #include <stdbool.h>
-#include <libloop.h>
+#include "libloop.h"
 
 enum ask_source { ASK_TTY, ASK_STDIN, ASK_AGENT };
 

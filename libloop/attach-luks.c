@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * loop_attach() with -e luks, luks1 or luks2: a LUKS1 or LUKS2 volume (as
+ * cryptsetup makes them) opened through the dm engine, with the
+ * passphrase from the usual sources or a key file, and the header in the
+ * image or detached (--header). The options of the loop formats that a
+ * LUKS header decides itself are refused by name. And the other way
+ * round: a loop cipher is not run over a LUKS image, which would attach
+ * its ciphertext as garbage.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "attach-luks.h"
+#include "attach-msg.h"
+#include "private.h"
+#include "engine-private.h"
+
+bool attach_luks_requested(const struct loop_attach_opts *o)
+{
+	return o->encryption && (!strcasecmp(o->encryption, "luks") ||
+				 !strcasecmp(o->encryption, "luks1") ||
+				 !strcasecmp(o->encryption, "luks2"));
+}
+
+/* The first option given that a LUKS header makes meaningless: the
+ * option for the message's field and the words losetup names it with. */
+static const char *refused(const struct loop_attach_opts *o, const char **option)
+{
+	static const char *const words[][2] = {
+		{ "--keybits", "--keybits (-k)" },
+		{ "--phash", "--phash (-H)" },
+		{ "--gpgkey", "--gpgkey (-K)" },
+		{ "--gpghome", "--gpghome (-G)" },
+		{ "--pseed", "--pseed (-S)" },
+		{ "--itercountk", "--itercountk (-C)" },
+		{ "--loinit", "--loinit (-I)" },
+		{ "--offset", "--offset (-o)" },
+		{ "--sizelimit", "--sizelimit" },
+		{ "--sector-size", "--sector-size (-b)" },
+	};
+	const bool given[] = {
+		o->keybits, o->phash, o->gpgkey, o->gpghome, o->seed, o->itercountk,
+		o->loinit >= 0, o->offset, o->sizelimit, o->block_size,
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(given) / sizeof(given[0]); i++)
+		if (given[i]) {
+			*option = words[i][0];
+			return words[i][1];
+		}
+	return NULL;
+}
+
+static int open_failed(struct loop_attach_msg *m, int rc, enum loop_err_object who,
+		       struct loopdev *ld, const struct loop_attach_opts *o)
+{
+	const char *hdr = o->header ? o->header : o->image;
+
+	switch (rc) {
+	case -EPERM:
+		return attach_msg(m, rc, o->cleartext ? "--cleartext-keyfile" : NULL,
+				  "%s: no LUKS keyslot opens with this %s", o->image,
+				  o->cleartext ? "key file" : "passphrase");
+	case -EINVAL:
+		return attach_msg(m, rc, o->header ? "--header" : "--encryption",
+				  "%s: not a %s header", hdr,
+				  strcasecmp(o->encryption, "luks") ? o->encryption : "LUKS");
+	case -ENOTSUP:
+		return attach_msg(m, rc, "--engine", "%s: LUKS opens through the dm engine, "
+				  "which this build or this system lacks", o->image);
+	case -ENOPKG:
+		return attach_msg(m, rc, "--engine", "%s: LUKS opens through the dm engine, "
+				  "and device-mapper has no dm-crypt target here", o->image);
+	case -ENODEV:
+		return attach_msg(m, rc, "--engine", "%s: LUKS opens through the dm engine, "
+				  "and there is no device-mapper here (/dev/mapper/control is "
+				  "missing)", o->image);
+	case -EBUSY:
+		if (who == LOOP_ERR_IMAGE)
+			return attach_msg(m, rc, "--force", "%s: the image is already in use "
+					  "(attached read-write, or read-only while this would "
+					  "write); --force attaches it anyway", o->image);
+		return attach_msg(m, rc, NULL, "%s: in use (mounted, swap, or held by another "
+				  "mapping)", o->image);
+	case -EEXIST:
+		return attach_msg(m, rc, NULL, "%s: a device-mapper device of the name the dm "
+				  "engine gives this device exists already", o->image);
+	default:
+		if (who == LOOP_ERR_DEVICE && loopdev_get_path(ld))
+			return attach_msg_errno(m, rc, NULL, "%s: failed to set up loop device",
+						loopdev_get_path(ld));
+		return attach_msg_errno(m, rc, NULL, "%s: failed to open the LUKS volume",
+					o->image);
+	}
+}
+
+/* The options alone, and the header: all before any passphrase is read. */
+static int check(const struct loop_attach_opts *o, struct loop_attach_msg *m)
+{
+	const char *option = NULL, *bad = refused(o, &option);
+	const char *hdr = o->header ? o->header : o->image;
+	int rc;
+
+	if (bad)
+		return attach_msg(m, -EINVAL, option, "%s: %s does not apply to LUKS (its "
+				  "header says where the data is and how it is encrypted)",
+				  o->image, bad);
+	if (o->engine && strcasecmp(o->engine, "dm") && strcasecmp(o->engine, "auto"))
+		return attach_msg(m, -EINVAL, "--engine", "%s: LUKS opens through the dm "
+				  "engine only, not --engine %s", o->image, o->engine);
+	rc = loop_engine_is_luks(o->image, o->header);
+	if (rc < 0)
+		return attach_msg_errno(m, rc, o->header ? "--header" : NULL, "%s", hdr);
+	if (rc == 0)
+		return attach_msg(m, -EINVAL, o->header ? "--header" : "--encryption",
+				  "%s: no LUKS header%s", hdr,
+				  o->header ? "" : " (a detached one is given with --header)");
+	return 0;
+}
+
+int attach_luks(struct loopdev *ld, const struct loop_attach_opts *o,
+		char *device, size_t size, struct loop_attach_msg *m)
+{
+	struct loop_luks_config luks = { .type = o->encryption, .header = o->header };
+	struct loop_engine_config cfg;
+	struct loop_cipher_spec spec;
+	struct loop_pass *pass = NULL;
+	struct loop_state st;
+	enum loop_err_object who;
+	int rc = check(o, m);
+
+	if (rc)
+		return rc;
+	if (o->cleartext) {
+		/* cryptsetup's --key-file: the whole file is the passphrase,
+		 * read by libcryptsetup itself */
+		luks.key_file = o->cleartext;
+	} else {
+		/* one passphrase line, as for the single-key formats */
+		rc = loop_cipher_spec_parse(&spec, "aes", 0, 0);
+		if (rc)
+			return attach_msg_errno(m, rc < 0 ? rc : -EINVAL, NULL, "%s: cannot set "
+						"up the passphrase entry", o->image);
+		rc = loop_attach_read_secret(o, &spec, "Password: ", false, o->image, &pass, m);
+		if (rc)
+			return rc;
+		luks.pass = pass;
+	}
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.image = o->image;
+	cfg.lo_flags = o->lo_flags;
+	cfg.force = o->force;
+	cfg.engine = LOOP_ENGINE_DM;
+	rc = loop_engine_attach_luks(ld, &cfg, &luks, &st, &who);
+	loop_pass_free(pass);
+	if (rc)
+		return open_failed(m, rc, who, ld, o);
+	snprintf(device, size, "%s", st.device);
+	return 0;
+}
+
+int attach_luks_refuse(const struct loop_attach_opts *o, bool unencrypted,
+		       struct loop_attach_msg *m)
+{
+	if (o->header)
+		return attach_msg(m, -EINVAL, "--header", "--header: a detached header is "
+				  "for -e luks only");
+	/* the ciphertext of a LUKS volume read as a loop format is garbage */
+	if (!unencrypted && !o->force && !o->offset && loop_engine_is_luks(o->image, NULL) == 1)
+		return attach_msg(m, -EINVAL, "--force", "%s: has a LUKS header: open it with "
+				  "-e luks, not -e %s (--force reads it as %s anyway)", o->image,
+				  o->encryption, o->encryption);
+	return 0;
+}

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * loop_attach()'s secret and key: read the passphrase or key lines the
+ * options point at, derive the key, and say what failed in losetup's
+ * words. The secret stays in locked memory (struct loop_pass) from the
+ * read to loop_pass_free(), which wipes it.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "ask.h"
+#include "attach-msg.h"
+#include "private.h"
+
+static int pass_error(struct loop_attach_msg *m, int rc, const char *option,
+		      const char *what)
+{
+	switch (rc) {
+	case -ENOTTY:
+		return attach_msg(m, rc, "--pass-fd", "no terminal to ask for the passphrase "
+				  "on; give it with --pass-fd");
+	case -EKEYREJECTED:
+		return attach_msg(m, rc, option, "%s", what);
+	case -E2BIG:
+		return attach_msg(m, rc, option, "%s: a passphrase line is too long", what);
+	case -ECANCELED:
+		return attach_msg(m, rc, option, "no passphrase given");
+	default:
+		return attach_msg_errno(m, rc, option, "%s", what);
+	}
+}
+
+/* An empty line where a passphrase was asked for: refused unless
+ * --allow-empty-passphrase, as the terminal refuses an empty entry. */
+static bool pass_empty(const struct loop_pass *pass)
+{
+	size_t len = 0;
+
+	return !loop_pass_count(pass) || !loop_pass_line(pass, 0, &len) || !len;
+}
+
+/* No -p: the terminal, standard input or systemd's password agents. */
+static int ask(const struct loop_attach_opts *o, const char *prompt, const char *object,
+	       bool verify, const char *what, struct loop_pass **pass,
+	       struct loop_attach_msg *m)
+{
+	enum ask_source from;
+	int rc = ask_secret(pass, prompt, object, verify, &from);
+
+	if (rc == -EKEYREJECTED)
+		return attach_msg(m, rc, NULL, "the passphrases do not match");
+	if (rc == -ECANCELED && from == ASK_AGENT)
+		return attach_msg(m, rc, NULL, "%s: the password agent cancelled the question",
+				  object ? object : what);
+	if (rc == -ETIME)
+		return attach_msg(m, rc, NULL, "%s: no password agent answered in time",
+				  object ? object : what);
+	if (rc)
+		return pass_error(m, rc, NULL, what);
+	if (from == ASK_STDIN && pass_empty(*pass) && !o->allow_empty) {
+		loop_pass_free(*pass);
+		*pass = NULL;
+		return attach_msg(m, -ENODATA, "--pass-fd", "no passphrase: no terminal, no "
+				  "password agent, and nothing on standard input; give it "
+				  "with --pass-fd");
+	}
+	return 0;
+}
+
+static int from_keyfile(const struct loop_attach_opts *o, struct loop_pass **pass,
+			struct loop_attach_msg *m)
+{
+	int rc = loop_pass_read_file(pass, o->cleartext);
+
+	if (rc)
+		return pass_error(m, rc, "--cleartext-keyfile", o->cleartext);
+	if (pass_empty(*pass)) {
+		loop_pass_free(*pass);
+		*pass = NULL;
+		return attach_msg(m, -ENODATA, "--cleartext-keyfile", "%s: the key file "
+				  "holds no key", o->cleartext);
+	}
+	return 0;
+}
+
+static int from_gpg(const struct loop_attach_opts *o, const char *prompt, bool verify,
+		    const char *object, struct loop_pass **pass, struct loop_attach_msg *m)
+{
+	struct loop_pass *gpgpass = NULL;
+	int rc;
+
+	/* the passphrase that unlocks the key file; -T asks twice, as
+	 * loop-AES did */
+	if (o->pass_fd >= 0) {
+		rc = loop_pass_read_fd(&gpgpass, o->pass_fd, LOOP_PASS_ONE_LINE);
+		if (rc)
+			return pass_error(m, rc, "--pass-fd", "cannot read the gpg passphrase");
+	} else {
+		rc = ask(o, prompt, object, o->verify || verify,
+			 "cannot read the gpg passphrase", &gpgpass, m);
+		if (rc)
+			return rc;
+	}
+	rc = loop_pass_from_gpg(pass, o->gpgkey, o->gpghome, NULL, gpgpass);
+	loop_pass_free(gpgpass);
+	if (rc == -EKEYREJECTED)
+		return attach_msg(m, rc, "--gpgkey", "%s: gpg cannot decrypt the key file "
+				  "(wrong passphrase, or not a gpg file)", o->gpgkey);
+	if (rc == -EBADMSG)
+		return attach_msg(m, rc, "--gpgkey", "%s: the key file decrypts to nothing",
+				  o->gpgkey);
+	if (rc)
+		return pass_error(m, rc, "--gpgkey", o->gpgkey);
+	return 0;
+}
+
+static int from_fd(const struct loop_attach_opts *o, unsigned int lines,
+		   struct loop_pass **pass, struct loop_attach_msg *m)
+{
+	char what[64];
+	int rc = loop_pass_read_fd(pass, o->pass_fd, lines);
+
+	snprintf(what, sizeof(what), "cannot read the passphrase from fd %d", o->pass_fd);
+	if (rc)
+		return pass_error(m, rc, "--pass-fd", what);
+	/* the terminal refuses an empty entry; a fd that gives nothing (an
+	 * unset variable, a missing file) must not mean a zero key */
+	if (pass_empty(*pass) && !o->allow_empty) {
+		loop_pass_free(*pass);
+		*pass = NULL;
+		return attach_msg(m, -ENODATA, "--pass-fd", "fd %d: empty passphrase "
+				  "(--allow-empty-passphrase accepts it)", o->pass_fd);
+	}
+	return 0;
+}
+
+LIBLOOP_EXPORT int loop_attach_read_secret(const struct loop_attach_opts *o,
+					   const struct loop_cipher_spec *spec,
+					   const char *prompt, bool verify,
+					   const char *object, struct loop_pass **pass,
+					   struct loop_attach_msg *m)
+{
+	unsigned int lines = spec->format == LOOP_FORMAT_LOOPAES ?
+			     LOOP_PASS_MULTI_LINE : LOOP_PASS_ONE_LINE;
+
+	*pass = NULL;
+	if (o->cleartext)
+		return from_keyfile(o, pass, m);
+	if (o->gpgkey)
+		return from_gpg(o, prompt, verify, object, pass, m);
+	if (o->pass_fd >= 0)
+		return from_fd(o, lines, pass, m);
+	return ask(o, prompt, object, o->verify || verify, "cannot read the passphrase",
+		   pass, m);
+}
+
+LIBLOOP_EXPORT int loop_attach_random_key(const struct loop_attach_opts *o)
+{
+	return o->phash && !strcasecmp(o->phash, "random");
+}
+
+/* Why loop_key_derive() refused: -EINVAL has several causes. */
+static int derive_invalid(const struct loop_attach_opts *o, const struct loop_cipher_spec *spec,
+			  const struct loop_pass *pass, struct loop_attach_msg *m)
+{
+	if (loop_attach_random_key(o))
+		return attach_msg(m, -EINVAL, "--phash", "%s: -H random needs a loop-AES "
+				  "cipher with 16-byte blocks (it makes 65 keys, multi-key v3)",
+				  spec->name);
+	if (loop_pass_count(pass) > 1)
+		return attach_msg(m, -EINVAL, NULL, "%s: cannot use %zu key lines "
+				  "(loop-AES key files have 1, 64 or 65)", spec->name,
+				  loop_pass_count(pass));
+	if (o->phash && strchr(o->phash, ':'))
+		return attach_msg(m, -EINVAL, "--phash", "%s: invalid hash '%s' (unknown, or "
+				  "hashes more than the %u-byte key)", spec->name, o->phash,
+				  spec->key_bytes);
+	return attach_msg(m, -EINVAL, "--phash", "%s: invalid key parameters (hash '%s')",
+			  spec->name, o->phash ? o->phash : "default");
+}
+
+LIBLOOP_EXPORT int loop_attach_derive(const struct loop_attach_opts *o,
+				      const struct loop_cipher_spec *spec,
+				      const struct loop_pass *pass, struct loop_key **key,
+				      struct loop_attach_msg *m)
+{
+	struct loop_key_params params = {
+		.hash = o->phash,
+		.seed = o->seed,
+		.iter_thousands = o->itercountk,
+		.allow_short = o->allow_short,
+	};
+	int rc;
+
+	*key = NULL;
+	rc = loop_key_derive(key, spec, &params, pass);
+	switch (rc) {
+	case 0:
+		return 0;
+	case -EKEYREJECTED:
+		return attach_msg(m, rc, NULL, "the passphrase is too short for %s (loop-AES "
+				  "wants %d characters; --allow-short-passphrase overrides)",
+				  spec->name, LOOP_PASS_MIN_LENGTH);
+	case -ERANGE:
+		return attach_msg(m, rc, "--itercountk", "--itercountk %lu: too many "
+				  "iterations (at most %lu)", o->itercountk, LOOP_KEY_ITER_MAX);
+	case -EINVAL:
+		return derive_invalid(o, spec, pass, m);
+	default:
+		return attach_msg_errno(m, rc, NULL, "cannot derive the key");
+	}
+}

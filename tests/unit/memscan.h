@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Unit tests: is a secret still anywhere in this process's memory? */
+#ifndef TESTS_MEMSCAN_H
+#define TESTS_MEMSCAN_H
+
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ASan reserves terabytes of shadow and allocator space, readable page
+ * by page: a scan would never end there. The plain build runs it. */
+#if defined(__SANITIZE_ADDRESS__)
+#define MEMSCAN_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MEMSCAN_UNDER_ASAN 1
+#endif
+#endif
+#ifndef MEMSCAN_UNDER_ASAN
+#define MEMSCAN_UNDER_ASAN 0
+#endif
+
+/* 1 when the @n bytes at @needle stand anywhere else in our writable
+ * memory (after everything is freed, no passphrase or key may). */
+static int memory_contains(const uint8_t *needle, size_t n)
+{
+	FILE *maps = fopen("/proc/self/maps", "r");
+	int mem = open("/proc/self/mem", O_RDONLY);
+	char line[512];
+	int found = 0;
+	static uint8_t buf[1 << 16];
+
+	while (maps && mem >= 0 && fgets(line, sizeof(line), maps)) {
+		unsigned long lo, hi;
+		char perms[8];
+
+		if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3 || perms[0] != 'r' ||
+		    perms[1] != 'w' || strstr(line, "[vvar]"))
+			continue;
+		for (; lo < hi && !found; lo += sizeof(buf) - n) {
+			size_t len = hi - lo < sizeof(buf) ? hi - lo : sizeof(buf);
+			ssize_t got = pread(mem, buf, len, (off_t)lo);
+			size_t i;
+
+			if (got <= 0)
+				break;
+			for (i = 0; i + n <= (size_t)got; i++) {
+				uintptr_t at = lo + i;
+
+				/* the needle itself and our scan buffer don't count */
+				if ((at >= (uintptr_t)needle && at < (uintptr_t)needle + n) ||
+				    (at >= (uintptr_t)buf && at < (uintptr_t)buf + sizeof(buf)))
+					continue;
+				if (buf[i] == needle[0] && !memcmp(buf + i, needle, n)) {
+					found = 1;
+					fprintf(stderr, "# found at %#lx in %s", (unsigned long)at, line);
+					break;
+				}
+			}
+			if ((size_t)got < sizeof(buf))
+				break;
+		}
+	}
+	if (maps)
+		fclose(maps);
+	if (mem >= 0)
+		close(mem);
+	return found;
+}
+
+#endif
