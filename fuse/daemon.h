@@ -30,7 +30,7 @@ struct clf {
 	/* bytes exposed, a multiple of 512; "losetup -c" changes it */
 	_Atomic uint64_t size;
 	bool read_only;
-	struct loop_xfer *xfer;		/* NULL: passthrough */
+	struct loop_crypt *crypt;		/* NULL: passthrough */
 	struct fuse_session *se;
 	atomic_int opens;		/* open FUSE files; the loop device holds one */
 	atomic_bool opened;		/* the loop device (or anyone) has opened it */

@@ -102,11 +102,11 @@ static int io_range(struct clf *c, bool write, char *buf, uint64_t pos, size_t l
 		n = len - off < CHUNK_BYTES ? len - off : CHUNK_BYTES;
 		if (!write) {
 			rc = pread_full(c->img_fd, p, n, c->offset + pos + off);
-			if (rc == 0 && c->xfer)
-				rc = loop_xfer_decrypt(c->xfer, sector, p, p, n / SECTOR);
+			if (rc == 0 && c->crypt)
+				rc = loop_crypt_decrypt(c->crypt, sector, p, p, n / SECTOR);
 		} else {
-			if (c->xfer)
-				rc = loop_xfer_encrypt(c->xfer, sector, p, p, n / SECTOR);
+			if (c->crypt)
+				rc = loop_crypt_encrypt(c->crypt, sector, p, p, n / SECTOR);
 			if (rc == 0)
 				rc = pwrite_full(c->img_fd, p, n, c->offset + pos + off);
 		}
@@ -142,7 +142,7 @@ int clf_helper_start(struct clf *c)
 
 	/* passthrough has no cipher work to share (its reads and writes
 	 * are copies, which one thread does at memory speed) */
-	if (!c->xfer)
+	if (!c->crypt)
 		return 0;
 	h = calloc(1, sizeof(*h));
 	if (!h)

@@ -187,7 +187,7 @@ static void read_key(struct clf *c, int fd)
 	if (rc)
 		fail(-rc, "cannot receive the key");
 	if (key) {
-		rc = loop_xfer_new(&c->xfer, &hdr.spec, key, hdr.iv_offset);
+		rc = loop_crypt_new(&c->crypt, &hdr.spec, key, hdr.iv_offset);
 		loop_key_free(key);
 		if (rc)
 			fail(-rc, "cannot set up the cipher");
@@ -325,7 +325,7 @@ int main(int argc, char **argv)
 	fuse_opt_free_args(&fargs);
 	clf_helper_stop(&c);
 	clf_map_release(&c);
-	loop_xfer_free(c.xfer);
+	loop_crypt_free(c.crypt);
 	close(c.img_fd);
 	if (atomic_load(&c.opens) == 0)
 		remove_state(&a);

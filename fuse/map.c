@@ -85,7 +85,7 @@ void clf_map_setup(struct clf *c, bool locked_on_fault)
 	/* our AES-NI code holds no lock and allocates nothing, so a SIGBUS
 	 * may leave it mid-way; libgcrypt's handles come from a locked pool,
 	 * so for other ciphers the mapping is copied first */
-	c->map_decrypt = c->xfer && !strncmp(loop_xfer_engine_name(c->xfer), "aesni", 5);
+	c->map_decrypt = c->crypt && !strncmp(loop_crypt_impl_name(c->crypt), "aesni", 5);
 }
 
 void clf_map_release(struct clf *c)
@@ -119,7 +119,7 @@ static int mapped_pass(struct clf *c, char *buf, const char *src, uint64_t pos, 
 		 * big reads have the hardware prefetcher) */
 		for (o = 0; len <= PREFETCH_MAX && o < len; o += 64)
 			__builtin_prefetch(src + o);
-		int rc = loop_xfer_decrypt(c->xfer, pos / SECTOR, buf, src, len / SECTOR);
+		int rc = loop_crypt_decrypt(c->crypt, pos / SECTOR, buf, src, len / SECTOR);
 
 		map_guard = NULL;
 		return rc;
@@ -140,7 +140,7 @@ int clf_map_read(struct clf *c, char *buf, uint64_t pos, size_t len)
 		madvise((void *)a, (uintptr_t)src + len - a, MADV_WILLNEED);
 	}
 	rc = mapped_pass(c, buf, src, pos, len);
-	if (rc == 0 && c->xfer && !c->map_decrypt)
-		rc = loop_xfer_decrypt(c->xfer, pos / SECTOR, buf, buf, len / SECTOR);
+	if (rc == 0 && c->crypt && !c->map_decrypt)
+		rc = loop_crypt_decrypt(c->crypt, pos / SECTOR, buf, buf, len / SECTOR);
 	return rc;
 }

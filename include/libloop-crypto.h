@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * libloop-crypto.h - encryption core of libloop: cipher specs, key
- * derivation, passphrase entry and the 512-byte sector transfer engine.
+ * derivation, passphrase entry and the 512-byte sector encryption.
  *
  * Included from <libloop.h>, and complete on its own.
  *
@@ -291,15 +291,15 @@ const uint8_t *loop_key_data(const struct loop_key *key, unsigned int i);
 void loop_key_free(struct loop_key *key);
 
 /* ------------------------------------------------------------------ */
-/* Sector transfer engine                                              */
+/* Sector encryption                                                   */
 /* ------------------------------------------------------------------ */
 
-struct loop_xfer;
+struct loop_crypt;
 
 /*
- * loop_xfer_new - prepare to encrypt/decrypt sectors.
+ * loop_crypt_new - prepare to encrypt/decrypt sectors.
  * @iv_offset: added to every sector number before it becomes an IV (and
- *   before it picks a multi-key key).  Use loop_xfer_iv_offset() to get
+ *   before it picks a multi-key key).  Use loop_crypt_iv_offset() to get
  *   the value the old tools used.
  *
  * The context is immutable after creation and safe to use from many
@@ -309,37 +309,37 @@ struct loop_xfer;
  * Returns 0, -EINVAL (key does not fit the spec), -ENOTSUP (cipher not in
  * libgcrypt), -ENOMEM.
  */
-int loop_xfer_new(struct loop_xfer **xfer, const struct loop_cipher_spec *spec,
-		  const struct loop_key *key, uint64_t iv_offset);
+int loop_crypt_new(struct loop_crypt **crypt, const struct loop_cipher_spec *spec,
+		   const struct loop_key *key, uint64_t iv_offset);
 
 /*
- * loop_xfer_iv_offset - the IV offset for a device whose data starts
+ * loop_crypt_iv_offset - the IV offset for a device whose data starts
  * @offset_bytes into the backing file.  By default sectors count from the
  * start of the backing file (kernel loop.c since 2003, loop-AES, cryptsetup
  * loopaes with --skip = --offset); @override >= 0 replaces that
  * (loop-AES `-I`, aespipe `-O`, cryptsetup `--skip`).
  */
-uint64_t loop_xfer_iv_offset(uint64_t offset_bytes, int64_t override);
+uint64_t loop_crypt_iv_offset(uint64_t offset_bytes, int64_t override);
 
 /*
- * loop_xfer_encrypt / loop_xfer_decrypt - @nsectors 512-byte sectors.
+ * loop_crypt_encrypt / loop_crypt_decrypt - @nsectors 512-byte sectors.
  * @sector: first sector, counted from the start of the device's data
  *   (the IV sector is sector + iv_offset; cryptoloop keeps its low 32 bits).
  * @dst may equal @src (in place); otherwise they must not overlap.
  * Returns 0 or -EINVAL (NULL buffers), -ENOMEM (no cipher handle).
  */
-int loop_xfer_encrypt(struct loop_xfer *xfer, uint64_t sector, void *dst,
-		      const void *src, size_t nsectors);
-int loop_xfer_decrypt(struct loop_xfer *xfer, uint64_t sector, void *dst,
-		      const void *src, size_t nsectors);
+int loop_crypt_encrypt(struct loop_crypt *crypt, uint64_t sector, void *dst,
+		       const void *src, size_t nsectors);
+int loop_crypt_decrypt(struct loop_crypt *crypt, uint64_t sector, void *dst,
+		       const void *src, size_t nsectors);
 
 /* Which code path runs: "aesni-8way" (8 sectors interleaved on encrypt),
  * "aesni-8way+vaes" (and VAES: 16-block decrypt, 16-sector encrypt) or
  * "libgcrypt". Static string. */
-const char *loop_xfer_engine_name(const struct loop_xfer *xfer);
+const char *loop_crypt_impl_name(const struct loop_crypt *crypt);
 
 /* Wipe and free; NULL is fine. */
-void loop_xfer_free(struct loop_xfer *xfer);
+void loop_crypt_free(struct loop_crypt *crypt);
 
 #ifdef __cplusplus
 }

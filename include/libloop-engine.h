@@ -78,7 +78,7 @@ struct loop_engine_config {
 	uint32_t block_size;		/* logical block size, 0: 512 */
 	const struct loop_cipher_spec *spec;	/* NULL with key NULL: passthrough (fuse) */
 	const struct loop_key *key;
-	uint64_t iv_offset;		/* see loop_xfer_iv_offset() */
+	uint64_t iv_offset;		/* see loop_crypt_iv_offset() */
 	int force;			/* attach even if the image is in use read-write */
 	enum loop_engine_kind engine;	/* AUTO resolves with loop_engine_choose() */
 	const char *fuse_daemon;	/* NULL: LIBEXECDIR/cryptoloop-fuse */

@@ -227,7 +227,7 @@ LIBLOOP_EXPORT int loop_attach(struct loopdev *ld, const struct loop_attach_opts
 	cfg.block_size = o->block_size;
 	cfg.spec = key ? &spec : NULL;
 	cfg.key = key;
-	cfg.iv_offset = loop_xfer_iv_offset(o->offset, o->loinit);
+	cfg.iv_offset = loop_crypt_iv_offset(o->offset, o->loinit);
 	cfg.force = o->force;
 	cfg.engine = kind;
 	cfg.fuse_daemon = fuse_daemon(o);

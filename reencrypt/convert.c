@@ -50,14 +50,14 @@ int new_encrypt(struct job *job, uint64_t sector, void *dst, const void *src, si
 {
 	if (job->luks2)
 		return luks2_encrypt(job->luks2, sector, dst, src, n);
-	return loop_xfer_encrypt(job->new.xfer, sector, dst, src, n);
+	return loop_crypt_encrypt(job->new.crypt, sector, dst, src, n);
 }
 
 int new_decrypt(struct job *job, uint64_t sector, void *dst, const void *src, size_t n)
 {
 	if (job->luks2)
 		return luks2_decrypt(job->luks2, sector, dst, src, n);
-	return loop_xfer_decrypt(job->new.xfer, sector, dst, src, n);
+	return loop_crypt_decrypt(job->new.crypt, sector, dst, src, n);
 }
 
 struct bufs {
@@ -219,7 +219,7 @@ static int finish_inflight(struct job *job, struct journal *j, struct bufs *b)
 			rc = -EIO;
 			break;
 		}
-		rc = loop_xfer_decrypt(job->old.xfer, sector, b->plain + i * LOOP_SECTOR_SIZE, s, 1);
+		rc = loop_crypt_decrypt(job->old.crypt, sector, b->plain + i * LOOP_SECTOR_SIZE, s, 1);
 		if (!rc)
 			rc = new_encrypt(job, sector, s,
 					       b->plain + i * LOOP_SECTOR_SIZE, 1);
@@ -274,7 +274,7 @@ static int crypt_batch(struct job *job, struct bufs *b, uint64_t s, size_t first
 	}
 	for (i = 0; fp && i < count; i++)
 		b->fp[2 * (first + i)] = sector_fingerprint(c + i * LOOP_SECTOR_SIZE);
-	rc = loop_xfer_decrypt(job->old.xfer, s, p, c, count);
+	rc = loop_crypt_decrypt(job->old.crypt, s, p, c, count);
 	if (!rc)
 		rc = new_encrypt(job, s, c, p, count);
 	for (i = 0; fp && !rc && i < count; i++)
@@ -303,7 +303,7 @@ static void *crypt_slice(void *arg)
 /*
  * Read (from image byte @read_off, unless NO_READ), fingerprint, decrypt,
  * encrypt and fingerprint again the @ns sectors of b->cipher, split over
- * the CPUs: the engines and the LUKS2 target are safe to share between
+ * the CPUs: the sector encryption contexts and the LUKS2 target are safe to share between
  * threads, and each thread reads its own share.
  */
 static int crypt_chunk(struct job *job, struct bufs *b, uint64_t sector, size_t ns,

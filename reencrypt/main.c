@@ -503,8 +503,8 @@ static void make_keys(struct cmdline *cl)
 						 "Old password: ", i == 1);
 		s->key = crypt_derive(&s->k, &s->spec, pass);
 		loop_pass_free(pass);
-		s->iv_offset = loop_xfer_iv_offset(s->offset, s->k.loinit);
-		rc = loop_xfer_new(&s->xfer, &s->spec, s->key, s->iv_offset);
+		s->iv_offset = loop_crypt_iv_offset(s->offset, s->k.loinit);
+		rc = loop_crypt_new(&s->crypt, &s->spec, s->key, s->iv_offset);
 		if (rc) {
 			errno = -rc;
 			err(EXIT_FAILURE, "%s: cannot set up the %s cipher", s->spec.name,
@@ -610,8 +610,8 @@ int main(int argc, char **argv)
 	rc = convert_run(&cl.job, &j);
 	journal_close(&j);
 	luks2_close(cl.job.luks2);
-	loop_xfer_free(cl.job.old.xfer);
-	loop_xfer_free(cl.job.new.xfer);
+	loop_crypt_free(cl.job.old.crypt);
+	loop_crypt_free(cl.job.new.crypt);
 	loop_key_free(cl.job.old.key);
 	loop_key_free(cl.job.new.key);
 	if (rc == -EINTR) {

@@ -20,7 +20,7 @@ struct side {
 	bool has_sizelimit;
 	struct loop_cipher_spec spec;
 	struct loop_key *key;
-	struct loop_xfer *xfer;
+	struct loop_crypt *crypt;
 	uint64_t iv_offset;
 };
 

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * bench-crypto-run - single-core throughput of libloop's sector engine.
+ * bench-crypto-run - single-core throughput of libloop's sector encryption.
  *
  *   bench-crypto-run [-s SECONDS] [-c] [-e|-d] FORMAT...
  *
  * FORMAT is a cipher name (as for losetup -e) optionally followed by
  * ":64" or ":65" for loop-AES multi-key.  Each run encrypts (or decrypts)
  * a 1 MiB buffer of 512-byte sectors in place, over and over, for the
- * given time, and prints "FORMAT enc|dec ENGINE MB/s" (MB = 10^6 bytes,
+ * given time, and prints "FORMAT enc|dec IMPL MB/s" (MB = 10^6 bytes,
  * like openssl speed's "k" = 1000 bytes).  Keys are random.  With -c the
  * time counted is this thread's CPU time, not the wall clock (as openssl
  * speed without -elapsed): on a machine shared with other work, time
@@ -40,7 +40,7 @@ static int bench(const char *fmt, int decrypt, double seconds)
 {
 	struct loop_cipher_spec spec;
 	struct loop_key *key = NULL;
-	struct loop_xfer *x = NULL;
+	struct loop_crypt *x = NULL;
 	char name[64], *colon;
 	unsigned int nkeys = 1;
 	static uint8_t keybytes[65 * 64];
@@ -70,27 +70,27 @@ static int bench(const char *fmt, int decrypt, double seconds)
 	memset(buf, 0x5a, RUN_BYTES);
 	r = loop_key_new_raw(&key, nkeys, spec.key_bytes, keybytes);
 	if (!r)
-		r = loop_xfer_new(&x, &spec, key, 0);
+		r = loop_crypt_new(&x, &spec, key, 0);
 	loop_key_free(key);
 	if (r) {
 		fprintf(stderr, "bench-crypto-run: %s: %d\n", fmt, r);
 		return 1;
 	}
 	/* warm up caches and clocks */
-	loop_xfer_encrypt(x, 0, buf, buf, RUN_BYTES / LOOP_SECTOR_SIZE);
+	loop_crypt_encrypt(x, 0, buf, buf, RUN_BYTES / LOOP_SECTOR_SIZE);
 	t0 = now();
 	do {
 		if (decrypt)
-			loop_xfer_decrypt(x, sector, buf, buf, RUN_BYTES / LOOP_SECTOR_SIZE);
+			loop_crypt_decrypt(x, sector, buf, buf, RUN_BYTES / LOOP_SECTOR_SIZE);
 		else
-			loop_xfer_encrypt(x, sector, buf, buf, RUN_BYTES / LOOP_SECTOR_SIZE);
+			loop_crypt_encrypt(x, sector, buf, buf, RUN_BYTES / LOOP_SECTOR_SIZE);
 		sector += RUN_BYTES / LOOP_SECTOR_SIZE;
 		bytes += RUN_BYTES;
 		t = now() - t0;
 	} while (t < seconds);
-	printf("%s %s %s %.1f\n", fmt, decrypt ? "dec" : "enc", loop_xfer_engine_name(x),
+	printf("%s %s %s %.1f\n", fmt, decrypt ? "dec" : "enc", loop_crypt_impl_name(x),
 	       (double)bytes / t / 1e6);
-	loop_xfer_free(x);
+	loop_crypt_free(x);
 	free(buf);
 	return 0;
 }

@@ -5,7 +5,7 @@
  * throughput (scalar MD5 runs at ~0.7 GB/s here, the AES at ~6).  MD5 is
  * serial within a message but our eight sectors are independent, so each
  * 32-bit lane of a ymm register carries one sector's MD5.  Checked against
- * the scalar loop_lmk_iv() by tests/unit/test-crypto-engine.c.
+ * the scalar loop_lmk_iv() by tests/unit/test-crypto-sectors.c.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -55,7 +55,7 @@ int main(int argc, char **argv)
 	struct loop_cipher_spec spec;
 	struct loop_pass *pass = NULL, *gpgpass = NULL;
 	struct loop_key *key = NULL;
-	struct loop_xfer *x = NULL;
+	struct loop_crypt *x = NULL;
 	unsigned int bits = 0, flags = 0;
 	long long ivoff = -1;
 	unsigned long long offset = 0, sector = 0;
@@ -126,10 +126,10 @@ int main(int argc, char **argv)
 		loop_key_free(key);
 		return 0;
 	}
-	r = loop_xfer_new(&x, &spec, key, loop_xfer_iv_offset(offset, ivoff));
+	r = loop_crypt_new(&x, &spec, key, loop_crypt_iv_offset(offset, ivoff));
 	loop_key_free(key);
 	if (r)
-		return die("xfer", r);
+		return die("crypt", r);
 	for (;;) {
 		int n = read_full(0, buf, sizeof(buf));
 		size_t ns;
@@ -138,22 +138,22 @@ int main(int argc, char **argv)
 			break;
 		if (n % LOOP_SECTOR_SIZE) {
 			fprintf(stderr, "kat-tool: input is not whole sectors\n");
-			loop_xfer_free(x);
+			loop_crypt_free(x);
 			return 2;
 		}
 		ns = (size_t)n / LOOP_SECTOR_SIZE;
-		r = decrypt ? loop_xfer_decrypt(x, sector, buf, buf, ns)
-			    : loop_xfer_encrypt(x, sector, buf, buf, ns);
+		r = decrypt ? loop_crypt_decrypt(x, sector, buf, buf, ns)
+			    : loop_crypt_encrypt(x, sector, buf, buf, ns);
 		if (r) {
-			loop_xfer_free(x);
+			loop_crypt_free(x);
 			return die("transfer", r);
 		}
 		if (write(1, buf, (size_t)n) != n) {
-			loop_xfer_free(x);
+			loop_crypt_free(x);
 			return die("write", -EIO);
 		}
 		sector += ns;
 	}
-	loop_xfer_free(x);
+	loop_crypt_free(x);
 	return 0;
 }

@@ -22,7 +22,7 @@ int main(void)
 	struct loop_key_params kp = { .hash = "sha256" };
 	struct loop_pass *p = NULL;
 	struct loop_key *k = NULL;
-	struct loop_xfer *x = NULL;
+	struct loop_crypt *x = NULL;
 	uint8_t sec[512] = { 1 }, back[512];
 	FILE *err = tmpfile();
 	int saved = dup(2), r;
@@ -39,12 +39,12 @@ int main(void)
 	if (!r)
 		r = loop_key_derive(&k, &spec, &kp, p);
 	if (!r)
-		r = loop_xfer_new(&x, &spec, k, 0);
+		r = loop_crypt_new(&x, &spec, k, 0);
 	if (!r)
-		r = loop_xfer_encrypt(x, 9, back, sec, 1);
+		r = loop_crypt_encrypt(x, 9, back, sec, 1);
 	if (!r)
-		r = loop_xfer_decrypt(x, 9, back, back, 1);
-	loop_xfer_free(x);
+		r = loop_crypt_decrypt(x, 9, back, back, 1);
+	loop_crypt_free(x);
 	loop_key_free(k);
 	loop_pass_free(p);
 	fflush(stderr);

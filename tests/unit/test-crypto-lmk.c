@@ -4,7 +4,7 @@
  *  - the 16-lane (two AVX2 streams) and 8-lane IVs == libgcrypt's MD5
  *    (v2 IV = MD5(pt[16..511] || le56(sector))) and == the scalar IV with
  *    a v3 seed (the scalar one is held to aespipe by tests/kat);
- *  - whole runs through loop_xfer (the fused VAES+MD5 path for runs of 32
+ *  - whole runs through loop_crypt (the fused VAES+MD5 path for runs of 32
  *    sectors and more, the unfused ones for the rest) == a reference built
  *    here from libgcrypt's AES-CBC and MD5, with LIBLOOP_CRYPTO_MD5_LANES
  *    forcing 16, 8 and 1 lanes, in place and out of place, both ways.
@@ -79,7 +79,7 @@ static void test_iv_lanes(unsigned int lanes)
 	free(sec);
 }
 
-/* ---- whole runs through the engine ---------------------------------- */
+/* ---- whole runs through loop_crypt ---------------------------------- */
 struct mk {
 	uint8_t keys[65][32];
 	unsigned int count, key_bytes;
@@ -122,11 +122,11 @@ static void ref_encrypt(const struct mk *m, uint64_t first, uint8_t *ct,
 	}
 }
 
-static struct loop_xfer *mk_xfer(const struct mk *m, uint64_t first)
+static struct loop_crypt *mk_crypt(const struct mk *m, uint64_t first)
 {
 	struct loop_cipher_spec spec;
 	struct loop_key *key = NULL;
-	struct loop_xfer *x = NULL;
+	struct loop_crypt *x = NULL;
 	uint8_t raw[65 * 32];
 	unsigned int i;
 	int r;
@@ -138,7 +138,7 @@ static struct loop_xfer *mk_xfer(const struct mk *m, uint64_t first)
 	if (!r)
 		r = loop_key_new_raw(&key, m->count, m->key_bytes, raw);
 	if (!r)
-		r = loop_xfer_new(&x, &spec, key, first);
+		r = loop_crypt_new(&x, &spec, key, first);
 	loop_key_free(key);
 	return r ? NULL : x;
 }
@@ -162,7 +162,7 @@ static void test_runs(const char *label, const char *lanes)
 			mk_init(&m, v ? 65 : 64, kbytes[k]);
 			for (fi = 0; fi < sizeof(firsts) / sizeof(firsts[0]); fi++) {
 				/* the IV offset moves the key index and the batches */
-				struct loop_xfer *x = mk_xfer(&m, firsts[fi]);
+				struct loop_crypt *x = mk_crypt(&m, firsts[fi]);
 
 				if (!x) {
 					fail++;
@@ -173,18 +173,18 @@ static void test_runs(const char *label, const char *lanes)
 
 					fill_random(pt, b);
 					ref_encrypt(&m, firsts[fi] + 3, ct, pt, n);
-					loop_xfer_encrypt(x, 3, got, pt, n);
+					loop_crypt_encrypt(x, 3, got, pt, n);
 					bad_enc += !!memcmp(got, ct, b);
-					loop_xfer_decrypt(x, 3, back, ct, n);
+					loop_crypt_decrypt(x, 3, back, ct, n);
 					bad_dec += !!memcmp(back, pt, b);
 					memcpy(got, pt, b);
-					loop_xfer_encrypt(x, 3, got, got, n);
+					loop_crypt_encrypt(x, 3, got, got, n);
 					bad_inplace += !!memcmp(got, ct, b);
-					loop_xfer_decrypt(x, 3, got, got, n);
+					loop_crypt_decrypt(x, 3, got, got, n);
 					bad_inplace += !!memcmp(got, pt, b);
 					runs++;
 				}
-				loop_xfer_free(x);
+				loop_crypt_free(x);
 			}
 		}
 	}

@@ -573,7 +573,7 @@ static void test_no_leftovers(void)
 	struct loop_cipher_spec spec;
 	struct loop_pass *p = NULL;
 	struct loop_key *k = NULL;
-	struct loop_xfer *x = NULL;
+	struct loop_crypt *x = NULL;
 	uint8_t key_copy[32], sector[512] = { 0 }, probe[32];
 	char pass[32];
 	size_t i;
@@ -597,14 +597,14 @@ static void test_no_leftovers(void)
 	if (!r)
 		r = loop_key_derive(&k, &spec, NULL, p);
 	if (!r)
-		r = loop_xfer_new(&x, &spec, k, 0);
+		r = loop_crypt_new(&x, &spec, k, 0);
 	if (!r)
-		r = loop_xfer_encrypt(x, 0, sector, sector, 1);
+		r = loop_crypt_encrypt(x, 0, sector, sector, 1);
 	ok(!r, "derive and use a key");
 	/* keep the key masked too */
 	for (i = 0; i < 32; i++)
 		key_copy[i] = loop_key_data(k, 0)[i] ^ 0xa5;
-	loop_xfer_free(x);
+	loop_crypt_free(x);
 	loop_key_free(k);
 	loop_pass_free(p);
 

@@ -50,7 +50,7 @@ int main(int argc, char **argv)
 	cfg.image = argv[1];
 	cfg.spec = &spec;
 	cfg.key = key;
-	cfg.iv_offset = loop_xfer_iv_offset(0, -1);
+	cfg.iv_offset = loop_crypt_iv_offset(0, -1);
 	cfg.engine = LOOP_ENGINE_DM;
 	if (loop_state_new(&st))
 		return fail(0, "loop_state_new", -ENOMEM);

@@ -1,5 +1,5 @@
 /*
- * xfer.c - the sector transfer engine: encrypt/decrypt runs of 512-byte
+ * sector-crypt.c - the sector encryption: encrypt/decrypt runs of 512-byte
  * sectors in every on-disk format (libloop/crypto/README.md).
  *
  * Two back ends:
@@ -31,7 +31,7 @@ struct handle_set {
 	gcry_cipher_hd_t hd[];
 };
 
-struct loop_xfer {
+struct loop_crypt {
 	size_t alloc_size;
 	enum iv_kind iv_kind;
 	unsigned int nkeys;          /* cipher keys: 1 or 64 */
@@ -49,7 +49,7 @@ struct loop_xfer {
 	struct loop_aesni_key *aes;  /* nkeys schedules, 16-byte aligned */
 };
 
-LIBLOOP_EXPORT uint64_t loop_xfer_iv_offset(uint64_t offset_bytes, int64_t override)
+LIBLOOP_EXPORT uint64_t loop_crypt_iv_offset(uint64_t offset_bytes, int64_t override)
 {
 	/* kernel loop.c: IV = (byte position in the backing file) >> 9 */
 	return override >= 0 ? (uint64_t)override : offset_bytes >> 9;
@@ -64,7 +64,7 @@ static void free_handle_set(struct handle_set *s)
 	free(s);
 }
 
-static struct handle_set *new_handle_set(const struct loop_xfer *x)
+static struct handle_set *new_handle_set(const struct loop_crypt *x)
 {
 	struct handle_set *s;
 	unsigned int i;
@@ -87,7 +87,7 @@ fail:
 	return NULL;
 }
 
-static struct handle_set *get_handles(struct loop_xfer *x)
+static struct handle_set *get_handles(struct loop_crypt *x)
 {
 	struct handle_set *s;
 
@@ -99,7 +99,7 @@ static struct handle_set *get_handles(struct loop_xfer *x)
 	return s ? s : new_handle_set(x);
 }
 
-static void put_handles(struct loop_xfer *x, struct handle_set *s)
+static void put_handles(struct loop_crypt *x, struct handle_set *s)
 {
 	pthread_mutex_lock(&x->pool_lock);
 	s->next = x->pool;
@@ -107,7 +107,7 @@ static void put_handles(struct loop_xfer *x, struct handle_set *s)
 	pthread_mutex_unlock(&x->pool_lock);
 }
 
-static void sector_iv(const struct loop_xfer *x, uint8_t iv[16], uint64_t ivsec)
+static void sector_iv(const struct loop_crypt *x, uint8_t iv[16], uint64_t ivsec)
 {
 	int i;
 
@@ -119,22 +119,22 @@ static void sector_iv(const struct loop_xfer *x, uint8_t iv[16], uint64_t ivsec)
 		iv[i] = (uint8_t)(ivsec >> (8 * i));
 }
 
-static unsigned int key_index(const struct loop_xfer *x, uint64_t ivsec)
+static unsigned int key_index(const struct loop_crypt *x, uint64_t ivsec)
 {
 	return x->nkeys == 1 ? 0 : (unsigned int)(ivsec & 63);
 }
 
-LIBLOOP_EXPORT int loop_xfer_new(struct loop_xfer **xfer, const struct loop_cipher_spec *spec,
+LIBLOOP_EXPORT int loop_crypt_new(struct loop_crypt **crypt, const struct loop_cipher_spec *spec,
 		  const struct loop_key *key, uint64_t iv_offset)
 {
-	struct loop_xfer *x;
+	struct loop_crypt *x;
 	unsigned int count, ksize, nkeys, i;
 	size_t size, aes_off;
 	int algo, r;
 
-	if (!xfer || !spec || !key)
+	if (!crypt || !spec || !key)
 		return -EINVAL;
-	*xfer = NULL;
+	*crypt = NULL;
 	r = loop_gcrypt_init();
 	if (r < 0)
 		return r;
@@ -172,7 +172,7 @@ LIBLOOP_EXPORT int loop_xfer_new(struct loop_xfer **xfer, const struct loop_ciph
 		x->iv_kind = count == 1 ? IV_PLAIN64 : IV_LMK;
 		break;
 	default:
-		loop_xfer_free(x);
+		loop_crypt_free(x);
 		return -EINVAL;
 	}
 	for (i = 0; i < nkeys; i++)
@@ -203,23 +203,23 @@ LIBLOOP_EXPORT int loop_xfer_new(struct loop_xfer **xfer, const struct loop_ciph
 		struct handle_set *s = new_handle_set(x);
 
 		if (!s) {
-			loop_xfer_free(x);
+			loop_crypt_free(x);
 			return -ENOMEM;
 		}
 		put_handles(x, s);
 	}
-	*xfer = x;
+	*crypt = x;
 	return 0;
 }
 
-LIBLOOP_EXPORT const char *loop_xfer_engine_name(const struct loop_xfer *x)
+LIBLOOP_EXPORT const char *loop_crypt_impl_name(const struct loop_crypt *x)
 {
 	if (!x || !x->use_aesni)
 		return "libgcrypt";
 	return loop_aesni_vaes_available() ? "aesni-8way+vaes" : "aesni-8way";
 }
 
-LIBLOOP_EXPORT void loop_xfer_free(struct loop_xfer *x)
+LIBLOOP_EXPORT void loop_crypt_free(struct loop_crypt *x)
 {
 	struct handle_set *s;
 
@@ -236,7 +236,7 @@ LIBLOOP_EXPORT void loop_xfer_free(struct loop_xfer *x)
 /* ---- AES-NI back end ------------------------------------------------ */
 
 /* lmk IVs of n (1..16) sectors, as many at once as the CPU allows */
-static void lmk_ivs(const struct loop_xfer *x, uint8_t iv[16][16],
+static void lmk_ivs(const struct loop_crypt *x, uint8_t iv[16][16],
 		    const uint8_t *const p[16], const uint64_t ivsec[16], unsigned int n)
 {
 	unsigned int l = 0;
@@ -257,7 +257,7 @@ static void lmk_ivs(const struct loop_xfer *x, uint8_t iv[16][16],
  * with a 16-lane hash (so the hash runs at its best width), of 8
  * otherwise: the xmm AES core interleaves 8 CBC chains.
  */
-static void aesni_encrypt(struct loop_xfer *x, uint64_t sector, uint8_t *dst,
+static void aesni_encrypt(struct loop_crypt *x, uint64_t sector, uint8_t *dst,
 			  const uint8_t *src, size_t n)
 {
 	const struct loop_aesni_key *keys[16];
@@ -299,7 +299,7 @@ static void aesni_encrypt(struct loop_xfer *x, uint64_t sector, uint8_t *dst,
 	explicit_bzero(iv, sizeof(iv));
 }
 
-static void lmk_fix_first_block(const struct loop_xfer *x, uint8_t *plain,
+static void lmk_fix_first_block(const struct loop_crypt *x, uint8_t *plain,
 				uint64_t ivsec)
 {
 	uint8_t iv[16];
@@ -315,7 +315,7 @@ static void lmk_fix_first_block(const struct loop_xfer *x, uint8_t *plain,
 
 /* lmk decrypt of n (8 or 16) sectors: CBC with a zero IV, then the real
  * IVs (which need the decrypted plaintext) at once, then fix block 0. */
-static void aesni_decrypt_lmk(struct loop_xfer *x, uint64_t sector, uint8_t *dst,
+static void aesni_decrypt_lmk(struct loop_crypt *x, uint64_t sector, uint8_t *dst,
 			      const uint8_t *src, unsigned int n)
 {
 	static const uint8_t zero[16] __attribute__((aligned(16)));
@@ -338,7 +338,7 @@ static void aesni_decrypt_lmk(struct loop_xfer *x, uint64_t sector, uint8_t *dst
 	explicit_bzero(iv, sizeof(iv));
 }
 
-static void aesni_decrypt(struct loop_xfer *x, uint64_t sector, uint8_t *dst,
+static void aesni_decrypt(struct loop_crypt *x, uint64_t sector, uint8_t *dst,
 			  const uint8_t *src, size_t n)
 {
 	uint8_t iv[16] __attribute__((aligned(16)));
@@ -376,7 +376,7 @@ static void aesni_decrypt(struct loop_xfer *x, uint64_t sector, uint8_t *dst,
 
 /* ---- libgcrypt back end --------------------------------------------- */
 
-static int gcry_run(struct loop_xfer *x, int encrypt, uint64_t sector, uint8_t *dst,
+static int gcry_run(struct loop_crypt *x, int encrypt, uint64_t sector, uint8_t *dst,
 		    const uint8_t *src, size_t n)
 {
 	struct handle_set *hs = get_handles(x);
@@ -429,7 +429,7 @@ static int gcry_run(struct loop_xfer *x, int encrypt, uint64_t sector, uint8_t *
  */
 #define BULK_SECTORS 64
 
-static int gcry_decrypt_bulk(struct loop_xfer *x, uint64_t sector, uint8_t *dst,
+static int gcry_decrypt_bulk(struct loop_crypt *x, uint64_t sector, uint8_t *dst,
 			     const uint8_t *src, size_t n)
 {
 	struct handle_set *hs = get_handles(x);
@@ -466,7 +466,7 @@ static int gcry_decrypt_bulk(struct loop_xfer *x, uint64_t sector, uint8_t *dst,
 	return r;
 }
 
-LIBLOOP_EXPORT int loop_xfer_encrypt(struct loop_xfer *x, uint64_t sector, void *dst,
+LIBLOOP_EXPORT int loop_crypt_encrypt(struct loop_crypt *x, uint64_t sector, void *dst,
 		      const void *src, size_t nsectors)
 {
 	if (!x || !dst || !src)
@@ -478,7 +478,7 @@ LIBLOOP_EXPORT int loop_xfer_encrypt(struct loop_xfer *x, uint64_t sector, void 
 	return gcry_run(x, 1, sector, dst, src, nsectors);
 }
 
-LIBLOOP_EXPORT int loop_xfer_decrypt(struct loop_xfer *x, uint64_t sector, void *dst,
+LIBLOOP_EXPORT int loop_crypt_decrypt(struct loop_crypt *x, uint64_t sector, void *dst,
 		      const void *src, size_t nsectors)
 {
 	if (!x || !dst || !src)

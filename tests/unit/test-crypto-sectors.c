@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Sector engine: published block-cipher vectors (NIST SP 800-38A CBC-AES,
+ * Sector encryption: published block-cipher vectors (NIST SP 800-38A CBC-AES,
  * NESSIE Serpent, the Twofish paper), the hand-written AES-NI code against
  * libgcrypt byte for byte, the lmk (loop-AES v2) IV against libgcrypt's
  * MD5, both back ends against each other for every format, and many
@@ -81,7 +81,7 @@ static void test_nist_cbc(void)
 	}
 }
 
-/* ---- other block ciphers through the engine: sector 0 of cryptoloop has
+/* ---- other block ciphers through loop_crypt: sector 0 of cryptoloop has
  * an all-zero IV, so block 0 of the ciphertext is E_K(P0). ------------ */
 static void test_block_vectors(void)
 {
@@ -117,7 +117,7 @@ static void test_block_vectors(void)
 		for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
 			struct loop_cipher_spec spec;
 			struct loop_key *key = NULL;
-			struct loop_xfer *x = NULL;
+			struct loop_crypt *x = NULL;
 			uint8_t k[32], sec[512], want[16], back[512];
 			int r;
 
@@ -129,15 +129,15 @@ static void test_block_vectors(void)
 			if (!r)
 				r = loop_key_new_raw(&key, 1, v[i].bits / 8, k);
 			if (!r)
-				r = loop_xfer_new(&x, &spec, key, 0);
+				r = loop_crypt_new(&x, &spec, key, 0);
 			if (!r)
-				r = loop_xfer_encrypt(x, 0, back, sec, 1);
+				r = loop_crypt_encrypt(x, 0, back, sec, 1);
 			ok(!r && !memcmp(back, want, 16), "%s (%s)", v[i].src,
-			   loop_xfer_engine_name(x));
+			   loop_crypt_impl_name(x));
 			if (!r)
-				r = loop_xfer_decrypt(x, 0, back, back, 1);
+				r = loop_crypt_decrypt(x, 0, back, back, 1);
 			ok(!r && !memcmp(back, sec, 512), "%s decrypts back", v[i].src);
-			loop_xfer_free(x);
+			loop_crypt_free(x);
 			loop_key_free(key);
 		}
 	}
@@ -185,7 +185,7 @@ static void test_aesni_vs_gcrypt(void)
 				const struct loop_aesni_key *kp[8];
 				uint8_t *d[8];
 				const uint8_t *s[8];
-				/* odd offsets: the engine must not need aligned I/O */
+				/* odd offsets: loop_crypt must not need aligned I/O */
 				uint8_t *p = pt + (round & 1), *c = ct + (n & 1);
 
 				for (l = 0; l < n; l++) {
@@ -311,8 +311,8 @@ static const struct fmt_case fmts[] = {
 	{ "serpent128", 0, 65 }, { "blowfish", 0, 1 },
 };
 
-static int make_xfer(struct loop_xfer **x, const struct fmt_case *f, const uint8_t *keys,
-		     uint64_t ivoff, int no_aesni)
+static int make_crypt(struct loop_crypt **x, const struct fmt_case *f, const uint8_t *keys,
+		      uint64_t ivoff, int no_aesni)
 {
 	struct loop_cipher_spec spec;
 	struct loop_key *key = NULL;
@@ -326,7 +326,7 @@ static int make_xfer(struct loop_xfer **x, const struct fmt_case *f, const uint8
 	if (!r)
 		r = loop_key_new_raw(&key, f->keys, spec.key_bytes, keys);
 	if (!r)
-		r = loop_xfer_new(x, &spec, key, ivoff);
+		r = loop_crypt_new(x, &spec, key, ivoff);
 	loop_key_free(key);
 	unsetenv("LIBLOOP_CRYPTO_NO_AESNI");
 	return r;
@@ -340,41 +340,41 @@ static void test_backends_agree(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
-		struct loop_xfer *xa = NULL, *xg = NULL;
+		struct loop_crypt *xa = NULL, *xg = NULL;
 		uint64_t ivoff = i & 1 ? 0xFFFFFFF0ull : 61;
 		size_t done;
 		int r;
 
 		fill_random(keys, sizeof(keys));
 		fill_random(pt, NS * 512 + 1);
-		r = make_xfer(&xa, &fmts[i], keys, ivoff, 0);
+		r = make_crypt(&xa, &fmts[i], keys, ivoff, 0);
 		if (!r)
-			r = make_xfer(&xg, &fmts[i], keys, ivoff, 1);
+			r = make_crypt(&xg, &fmts[i], keys, ivoff, 1);
 		ok(!r, "%s/%u keys: contexts (%s, %s)", fmts[i].spec, fmts[i].keys,
-		   loop_xfer_engine_name(xa), loop_xfer_engine_name(xg));
+		   loop_crypt_impl_name(xa), loop_crypt_impl_name(xg));
 		if (r)
 			continue;
 		/* one call vs. ragged calls; out of place (odd address) vs. in place */
-		r = loop_xfer_encrypt(xa, 5, a, pt + 1, NS);
+		r = loop_crypt_encrypt(xa, 5, a, pt + 1, NS);
 		memcpy(b + 1, pt + 1, NS * 512);
 		for (done = 0; !r && done < NS; ) {
 			size_t n = (done % 7) + 1;
 
 			if (n > NS - done)
 				n = NS - done;
-			r = loop_xfer_encrypt(xg, 5 + done, b + 1 + 512 * done, b + 1 + 512 * done, n);
+			r = loop_crypt_encrypt(xg, 5 + done, b + 1 + 512 * done, b + 1 + 512 * done, n);
 			done += n;
 		}
 		ok(!r && !memcmp(a, b + 1, NS * 512), "%s/%u keys: AES-NI and libgcrypt ciphertexts agree",
 		   fmts[i].spec, fmts[i].keys);
-		r = loop_xfer_decrypt(xg, 5, c, a, NS);
+		r = loop_crypt_decrypt(xg, 5, c, a, NS);
 		ok(!r && !memcmp(c, pt + 1, NS * 512), "%s/%u keys: libgcrypt decrypts it",
 		   fmts[i].spec, fmts[i].keys);
-		r = loop_xfer_decrypt(xa, 5, a, a, NS);
+		r = loop_crypt_decrypt(xa, 5, a, a, NS);
 		ok(!r && !memcmp(a, pt + 1, NS * 512), "%s/%u keys: in-place decrypt",
 		   fmts[i].spec, fmts[i].keys);
-		loop_xfer_free(xa);
-		loop_xfer_free(xg);
+		loop_crypt_free(xa);
+		loop_crypt_free(xg);
 	}
 	free(pt); free(a); free(b); free(c);
 }
@@ -383,7 +383,7 @@ static void test_backends_agree(void)
 enum { T_SECTORS = 64, T_THREADS = 4, T_ROUNDS = 200 };
 
 struct thr {
-	struct loop_xfer *x;
+	struct loop_crypt *x;
 	const uint8_t *pt, *want;
 	int bad;
 };
@@ -398,10 +398,10 @@ static void *thread_main(void *arg)
 		size_t first = (size_t)(i * 7) % (T_SECTORS - 8);
 
 		memcpy(buf, t->pt + 512 * first, 8 * 512);
-		if (loop_xfer_encrypt(t->x, first, buf, buf, 8) ||
+		if (loop_crypt_encrypt(t->x, first, buf, buf, 8) ||
 		    memcmp(buf, t->want + 512 * first, 8 * 512))
 			t->bad++;
-		if (loop_xfer_decrypt(t->x, first, buf, buf, 8) ||
+		if (loop_crypt_decrypt(t->x, first, buf, buf, 8) ||
 		    memcmp(buf, t->pt + 512 * first, 8 * 512))
 			t->bad++;
 	}
@@ -416,18 +416,18 @@ static void test_threads(void)
 
 	for (pass = 0; pass < 2; pass++) {
 		const struct fmt_case *f = &fmts[pass ? 4 : 0];
-		struct loop_xfer *x = NULL;
+		struct loop_crypt *x = NULL;
 		struct thr t[T_THREADS];
 		pthread_t tid[T_THREADS];
 		int i, bad = 0;
 
 		fill_random(keys, sizeof(keys));
 		fill_random(pt, T_SECTORS * 512);
-		if (make_xfer(&x, f, keys, 0, pass)) {
+		if (make_crypt(&x, f, keys, 0, pass)) {
 			ok(0, "thread test context");
 			continue;
 		}
-		loop_xfer_encrypt(x, 0, want, pt, T_SECTORS);
+		loop_crypt_encrypt(x, 0, want, pt, T_SECTORS);
 		for (i = 0; i < T_THREADS; i++) {
 			t[i] = (struct thr){ x, pt, want, 0 };
 			pthread_create(&tid[i], NULL, thread_main, &t[i]);
@@ -437,8 +437,8 @@ static void test_threads(void)
 			bad += t[i].bad;
 		}
 		ok(!bad, "%d threads sharing one %s context (%s): %d bad results",
-		   T_THREADS, f->spec, loop_xfer_engine_name(x), bad);
-		loop_xfer_free(x);
+		   T_THREADS, f->spec, loop_crypt_impl_name(x), bad);
+		loop_crypt_free(x);
 	}
 	free(pt); free(want);
 }
@@ -447,27 +447,27 @@ static void test_errors(void)
 {
 	struct loop_cipher_spec spec;
 	struct loop_key *key = NULL;
-	struct loop_xfer *x = NULL;
+	struct loop_crypt *x = NULL;
 	uint8_t k[65 * 32] = { 0 };
 
-	is_u64(loop_xfer_iv_offset(1536, -1), 3, "IV offset from a 1536-byte offset");
-	is_u64(loop_xfer_iv_offset(1000, -1), 1, "IV offset rounds down (kernel: pos >> 9)");
-	is_u64(loop_xfer_iv_offset(1536, 0), 0, "explicit IV offset 0 (cryptsetup --skip 0)");
-	is_u64(loop_xfer_iv_offset(0, 7), 7, "explicit IV offset 7");
+	is_u64(loop_crypt_iv_offset(1536, -1), 3, "IV offset from a 1536-byte offset");
+	is_u64(loop_crypt_iv_offset(1000, -1), 1, "IV offset rounds down (kernel: pos >> 9)");
+	is_u64(loop_crypt_iv_offset(1536, 0), 0, "explicit IV offset 0 (cryptsetup --skip 0)");
+	is_u64(loop_crypt_iv_offset(0, 7), 7, "explicit IV offset 7");
 
 	loop_cipher_spec_parse(&spec, "aes", 0, 0);
 	loop_key_new_raw(&key, 64, 32, k);
-	ok(loop_xfer_new(&x, &spec, key, 0) == -EINVAL, "64 keys need a loop-AES spec");
+	ok(loop_crypt_new(&x, &spec, key, 0) == -EINVAL, "64 keys need a loop-AES spec");
 	loop_key_free(key);
 	loop_key_new_raw(&key, 1, 20, k);
-	ok(loop_xfer_new(&x, &spec, key, 0) == -EINVAL, "20-byte key is no AES key");
+	ok(loop_crypt_new(&x, &spec, key, 0) == -EINVAL, "20-byte key is no AES key");
 	loop_key_free(key);
 	loop_cipher_spec_parse(&spec, "blowfish128", 0, 0);
 	loop_key_new_raw(&key, 65, 16, k);
-	ok(loop_xfer_new(&x, &spec, key, 0) == -EINVAL, "multi-key needs a 16-byte block");
+	ok(loop_crypt_new(&x, &spec, key, 0) == -EINVAL, "multi-key needs a 16-byte block");
 	loop_key_free(key);
 	ok(loop_key_new_raw(&key, 2, 16, k) == -EINVAL, "2 keys is no key set");
-	ok(loop_xfer_encrypt(NULL, 0, k, k, 1) == -EINVAL, "NULL context");
+	ok(loop_crypt_encrypt(NULL, 0, k, k, 1) == -EINVAL, "NULL context");
 }
 
 /* ---- 16 lanes (VAES: two sectors per ymm register) vs libgcrypt ------ */
