@@ -69,30 +69,10 @@ struct bufs {
 	size_t size;
 };
 
-static int io_all(int fd, void *buf, size_t len, uint64_t off, bool write)
-{
-	uint8_t *p = buf;
-
-	while (len) {
-		ssize_t n = write ? pwrite(fd, p, len, (off_t)off) : pread(fd, p, len, (off_t)off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return write ? -EIO : -ENODATA;
-		p += n;
-		len -= (size_t)n;
-		off += (uint64_t)n;
-	}
-	return 0;
-}
-
 /* read at byte @off of the image (data_off + pos: old data, new_off + pos: new) */
 static int image_read(struct job *job, void *buf, size_t len, uint64_t off)
 {
-	int rc = io_all(job->img_fd, buf, len, off, false);
+	int rc = pread_all(job->img_fd, buf, len, off);
 
 	if (rc)
 		warnx("%s: cannot read at byte %llu: %s", job->image,
@@ -103,7 +83,7 @@ static int image_read(struct job *job, void *buf, size_t len, uint64_t off)
 /* write the new data of [pos, pos + len) and make it durable */
 static int image_write(struct job *job, const void *buf, size_t len, uint64_t pos)
 {
-	int rc = io_all(job->img_fd, (void *)buf, len, job->new_off + pos, true);
+	int rc = pwrite_all(job->img_fd, buf, len, job->new_off + pos);
 
 	if (!rc && fdatasync(job->img_fd) < 0)
 		rc = -errno;

@@ -19,30 +19,12 @@
 
 #include "reencrypt.h"
 
-static int write_all(int fd, const uint8_t *p, size_t len, uint64_t off)
-{
-	while (len) {
-		ssize_t n = pwrite(fd, p, len, (off_t)off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -EIO;
-		p += n;
-		len -= (size_t)n;
-		off += (uint64_t)n;
-	}
-	return 0;
-}
-
 static void *flush_thread(void *arg)
 {
 	struct flusher *f = arg;
 
 	if (f->buf) {
-		f->rc = write_all(f->fd, f->buf, f->len, f->off);
+		f->rc = pwrite_all(f->fd, f->buf, f->len, f->off);
 		f->write_failed = f->rc != 0;
 		if (f->rc)
 			return NULL;

@@ -93,46 +93,6 @@ static void get_side(const uint8_t *p, struct journal_side *s)
 	memcpy(s->check, p + 48, JOURNAL_CHECK_LEN);
 }
 
-static int pwrite_all(int fd, const void *buf, size_t len, off_t off)
-{
-	const uint8_t *p = buf;
-
-	while (len) {
-		ssize_t n = pwrite(fd, p, len, off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -EIO;
-		p += n;
-		len -= (size_t)n;
-		off += n;
-	}
-	return 0;
-}
-
-static int pread_all(int fd, void *buf, size_t len, off_t off)
-{
-	uint8_t *p = buf;
-
-	while (len) {
-		ssize_t n = pread(fd, p, len, off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -ENODATA;
-		p += n;
-		len -= (size_t)n;
-		off += n;
-	}
-	return 0;
-}
-
 static int alloc_buffers(struct journal *j)
 {
 	j->slot_size = slot_size_for(j->chunk);

@@ -99,6 +99,9 @@ void flush_start_write(struct flusher *f, int fd, const void *buf, size_t len, u
 int flush_wait(struct flusher *f);	/* 0 or -errno of the write or the fdatasync */
 /* fsync @path, or with @dir the directory holding it; 0 or -errno */
 int sync_path(const char *path, bool dir);
+/* io.c: all of @len bytes at @off, or -errno (-ENODATA: read past the end) */
+int pread_all(int fd, void *buf, size_t len, uint64_t off);
+int pwrite_all(int fd, const void *buf, size_t len, uint64_t off);
 
 /* progress.c */
 void progress_start(enum progress_mode mode, uint64_t total, uint64_t done);
