@@ -42,7 +42,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
@@ -51,6 +50,7 @@
 #include "private.h"
 #include "engine-private.h"
 #include "engine-dm.h"
+#include "secure-mem.h"
 
 #define DM_CONTROL	"/dev/mapper/control"
 #define DM_DIR		"/dev/mapper"
@@ -275,14 +275,9 @@ static char *hex_keys(const struct loop_key *key, size_t *size)
 	size_t klen = loop_key_size(key), j, len = (size_t)n * klen * 2 + 1;
 	char *hex, *p;
 
-	hex = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (hex == MAP_FAILED)
+	hex = loop_secure_alloc(len);
+	if (!hex)
 		return NULL;
-	if (mlock(hex, len) < 0) {
-		munmap(hex, len);
-		return NULL;
-	}
-	madvise(hex, len, MADV_DONTDUMP);
 	p = hex;
 	for (i = 0; i < n; i++) {
 		const unsigned char *k = loop_key_data(key, i);
@@ -295,13 +290,6 @@ static char *hex_keys(const struct loop_key *key, size_t *size)
 	*p = '\0';
 	*size = len;
 	return hex;
-}
-
-static void free_secret(char *buf, size_t len)
-{
-	explicit_bzero(buf, len);
-	munlock(buf, len);
-	munmap(buf, len);
 }
 
 /* Size of the block device @path in 512-byte sectors. */
@@ -344,14 +332,9 @@ static int lmk_table(const struct loop_cipher_spec *spec, const char *hex,
 	size_t len = strlen(hex) + strlen(loopdev) + 96;
 	char *p;
 
-	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
+	p = loop_secure_alloc(len);
+	if (!p)
 		return -ENOMEM;
-	if (mlock(p, len) < 0) {
-		munmap(p, len);
-		return -ENOMEM;
-	}
-	madvise(p, len, MADV_DONTDUMP);
 	snprintf(p, len, "%s:64-cbc-lmk %s %" PRIu64 " %s %" PRIu64,
 		 alg_name(spec->alg), hex, iv_offset, loopdev, start);
 	*params = p;
@@ -380,7 +363,7 @@ static int activate_lmk(const char *loopdev, const char *name,
 	if (!hex)
 		return -ENOMEM;
 	rc = lmk_table(cfg->spec, hex, cfg->iv_offset, loopdev, r->start, &params, &plen);
-	free_secret(hex, hexlen);
+	loop_secure_free(hex, hexlen);
 	if (rc)
 		return rc;
 
@@ -399,7 +382,7 @@ static int activate_lmk(const char *loopdev, const char *name,
 destroy_task:
 	dm_task_destroy(dmt);
 free_params:
-	free_secret(params, plen);
+	loop_secure_free(params, plen);
 	return rc;
 }
 

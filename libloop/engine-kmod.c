@@ -13,12 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "private.h"
 #include "engine-private.h"
+#include "secure-mem.h"
 
 /* loop-AES's multi-key ioctls: 64 (v2) or 65 (v3) 32-byte key slots */
 #define LOOP_MULTI_KEY_SETUP	0x4C4D
@@ -33,14 +33,9 @@ static int set_multi_key(struct loopdev *ld, const struct loop_key *key)
 	unsigned char *buf;
 	int fd, rc = 0;
 
-	buf = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (buf == MAP_FAILED)
+	buf = loop_secure_alloc(len);
+	if (!buf)
 		return -ENOMEM;
-	if (mlock(buf, len) < 0) {
-		munmap(buf, len);
-		return -ENOMEM;
-	}
-	madvise(buf, len, MADV_DONTDUMP);
 	for (i = 0; i < n; i++)
 		memcpy(buf + (size_t)i * KEY_SLOT, loop_key_data(key, i), loop_key_size(key));
 	fd = loopdev_get_fd(ld, 1);
@@ -48,9 +43,7 @@ static int set_multi_key(struct loopdev *ld, const struct loop_key *key)
 		rc = fd;
 	else if (ioctl(fd, n == 65 ? LOOP_MULTI_KEY_SETUP_V3 : LOOP_MULTI_KEY_SETUP, buf) < 0)
 		rc = -errno;
-	explicit_bzero(buf, len);
-	munlock(buf, len);
-	munmap(buf, len);
+	loop_secure_free(buf, len);
 	return rc;
 }
 

@@ -4,12 +4,12 @@
 
 #include <errno.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include "engine-proto.h"
+#include "secure-mem.h"
 
 int loop_keymsg_send(int fd, const struct loop_cipher_spec *spec,
 		     const struct loop_key *key, uint64_t iv_offset)
@@ -104,19 +104,12 @@ int loop_keymsg_recv(int fd, struct loop_keymsg_hdr *hdr, struct loop_key **key)
 		return -EBADMSG;
 	len = (size_t)hdr->key_count * hdr->key_bytes;
 	/* locked and never dumped while the bytes pass through */
-	data = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (data == MAP_FAILED)
+	data = loop_secure_alloc(len);
+	if (!data)
 		return -ENOMEM;
-	if (mlock(data, len) < 0) {
-		munmap(data, len);
-		return -ENOMEM;
-	}
-	madvise(data, len, MADV_DONTDUMP);
 	rc = read_full(fd, data, len);
 	if (rc == 0)
 		rc = loop_key_new_raw(key, hdr->key_count, hdr->key_bytes, data);
-	explicit_bzero(data, len);
-	munlock(data, len);
-	munmap(data, len);
+	loop_secure_free(data, len);
 	return rc;
 }

@@ -30,10 +30,7 @@ int loop_pass_read_fd_multi_drain(struct loop_pass **pass, int fd);
 /* The first lines of @a and @b are equal (the -T check). */
 int loop_pass_same(const struct loop_pass *a, const struct loop_pass *b);
 
-/* secure-mem.c: page-granular mmap'd, mlock'd, MADV_DONTDUMP memory,
- * wiped and unmapped on free.  NULL on failure (errno set). */
-void *loop_secure_alloc(size_t size);
-void loop_secure_free(void *p, size_t size);
+#include "../secure-mem.h"
 
 /* gcrypt-init.c: make libgcrypt usable if the application has not. */
 int loop_gcrypt_init(void);

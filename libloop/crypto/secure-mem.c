@@ -24,7 +24,7 @@ static size_t round_to_pages(size_t size)
 	return (size + page - 1) / page * page;
 }
 
-void *loop_secure_alloc(size_t size)
+LIBLOOP_EXPORT void *loop_secure_alloc(size_t size)
 {
 	size_t len;
 	void *p;
@@ -53,7 +53,7 @@ void *loop_secure_alloc(size_t size)
 	return p;
 }
 
-void loop_secure_free(void *p, size_t size)
+LIBLOOP_EXPORT void loop_secure_free(void *p, size_t size)
 {
 	size_t len;
 
