@@ -28,6 +28,16 @@ static const struct loop_cipher_info luks_names[] = {
 	{ "luks2", "a LUKS2 volume only" },
 };
 
+bool crypt_is_luks(const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && i < sizeof(luks_names) / sizeof(luks_names[0]); i++)
+		if (!strcasecmp(name, luks_names[i].name))
+			return true;
+	return false;
+}
+
 int list_ciphers(void)
 {
 	const struct loop_cipher_info *list;
