@@ -147,6 +147,25 @@ nothing_attached() {
 	[[ "$stderr" != *Password* ]]
 	run ! mountpoint -q "$MNT"
 	nothing_attached
+
+	# a setuid-root copy (an administrator's mistake), run by a user: the
+	# real uid decides, before the passphrase fd is read (a read of it
+	# would hang), and nothing is attached. The copy finds the build's
+	# libloop by RUNPATH: for setuid programs the loader ignores
+	# LD_LIBRARY_PATH.
+	install -o root -m 4755 /usr/bin/id "$TESTDIR/id"
+	[ "$(setpriv --reuid=nobody --regid=nogroup --clear-groups "$TESTDIR/id" -u)" = 0 ] ||
+		skip "setuid programs do not run setuid under $TESTDIR (nosuid?)"
+	install -o root -m 4755 "$top_builddir/tests/mount/mount.cryptoloop-setuid" \
+		"$TESTDIR/mount.cryptoloop"
+	run --separate-stderr timeout 20 setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		"$TESTDIR/mount.cryptoloop" "$IMG" "$MNT" -o cipher=AES256,passfd=3,user \
+		3< <(sleep 30)
+	[ "$status" -eq 1 ] || fail "exit status $status: $stderr"
+	[ "$stderr" = "mount.cryptoloop: $IMG: user mounts of encrypted images are not supported (\"user\"/\"users\" in fstab): only root can mount it" ] ||
+		fail "$stderr"
+	run ! mountpoint -q "$MNT"
+	nothing_attached
 }
 
 @test "mount.cryptoloop attaches through libloop: it links it and runs no losetup" {
