@@ -147,6 +147,26 @@ luks_format() {
 	cryptsetup close clref
 }
 
+@test "losetup -c grows a LUKS mapping after its image grew, to the size cryptsetup opens" {
+	img=$(image 20M)
+	luks_format "$img" --sector-size 4096
+	dev=$(attach -e luks -p 3 "$img")
+	size=$(blockdev --getsize64 "$dev")
+	truncate -s 24M "$img"
+	"$LOSETUP" -c "$dev"
+	[ "$(blockdev --getsize64 "$dev")" -eq $((size + (4 << 20))) ]
+	# the grown end, written through ours, is where cryptsetup reads it
+	end=$(((size >> 20) + 3))
+	head -c 1M /dev/urandom > "$TESTDIR/end"
+	dd if="$TESTDIR/end" of="$dev" bs=1M seek="$end" oflag=direct status=none
+	detach "$dev"
+	dm_clean
+	cryptsetup open --readonly --key-file "$TESTDIR/key" "$img" clref
+	[ "$(blockdev --getsize64 /dev/mapper/clref)" -eq $((size + (4 << 20))) ]
+	cmp <(dd if=/dev/mapper/clref bs=1M skip="$end" iflag=direct status=none) "$TESTDIR/end"
+	cryptsetup close clref
+}
+
 @test "cryptoloop-reencrypt --new --luks2 results, with and without --header, open with losetup and an fstab line" {
 	# mount(8) runs the helper without LD_LIBRARY_PATH: libtool's wrapper
 	# sets it, where it is
