@@ -96,6 +96,13 @@ int dm_activate_luks(const char *dev, const char *name, const struct loop_engine
 	if (rc < 0)
 		goto free_device;
 	record_cipher(cd, st);
+	/* the volume key in the table, not a kernel keyring reference that
+	 * dies with this process's thread keyring: "losetup -c" reloads the
+	 * table with a new length and has no passphrase to ask for (the
+	 * engine's plain mappings carry their keys the same way) */
+	rc = crypt_volume_key_keyring(cd, 0);
+	if (rc < 0)
+		goto free_device;
 	rc = unlock(cd, name, luks, flags);
 free_device:
 	crypt_free(cd);

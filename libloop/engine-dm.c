@@ -794,8 +794,41 @@ static int dm_alive(const struct loop_state *st)
 	return mapping_exists(name);
 }
 
-/* A multi-key mapping's table, reloaded with a new length. */
-static int resize_lmk(const char *name, uint64_t sectors)
+/*
+ * A LUKS mapping's new length: what @lower has past the table's data
+ * offset ("<cipher> <key> <iv_offset> <device> <offset> [<n> <opts>]"),
+ * whole encryption sectors (LUKS2 "sector_size:4096"). A key that is a
+ * keyring reference (":64:logon:...") cannot be loaded again without
+ * the passphrase: -ENOKEY.
+ */
+static int luks_length(const char *params, const char *lower, uint64_t *sectors)
+{
+	const char *key = strchr(params, ' '), *opt;
+	uint64_t offset, size, unit = 1;
+	int rc;
+
+	if (!key || sscanf(params, "%*s %*s %*s %*s %" SCNu64, &offset) != 1)
+		return -EINVAL;
+	if (key[1] == ':')
+		return -ENOKEY;
+	opt = strstr(params, " sector_size:");
+	if (opt)
+		unit = strtoull(opt + strlen(" sector_size:"), NULL, 10) / LOOP_SECTOR_SIZE;
+	rc = device_sectors(lower, &size);
+	if (rc)
+		return rc;
+	if (!unit || size <= offset)
+		return -EINVAL;
+	*sectors = (size - offset) / unit * unit;
+	return *sectors ? 0 : -EINVAL;
+}
+
+/*
+ * A crypt mapping's table, reloaded with a new length: @sectors, or for
+ * a LUKS mapping (@lower set) what @lower now has past the data offset.
+ * The key comes from the live table, so no passphrase is asked again.
+ */
+static int reload_crypt(const char *name, uint64_t sectors, const char *lower)
 {
 	struct dm_task *dmt, *load = NULL;
 	uint64_t start, length;
@@ -813,6 +846,11 @@ static int resize_lmk(const char *name, uint64_t sectors)
 	dm_get_next_target(dmt, NULL, &start, &length, &type, &params);
 	if (!type || strcmp(type, "crypt") || !params)
 		goto destroy_query;
+	if (lower) {
+		rc = luks_length(params, lower, &sectors);
+		if (rc)
+			goto destroy_query;
+	}
 	rc = -ENOMEM;
 	load = dm_task_create(DM_DEVICE_RELOAD);
 	if (!load || !dm_task_secure_data(load) || !dm_task_set_name(load, name) ||
@@ -861,7 +899,15 @@ static int resize_direct(const char *name, const struct loop_state *st)
 
 	if (rc)
 		return rc;
-	return st->key_count > 1 ? resize_lmk(name, r.length) : resize_plain(name, r.length);
+	return st->key_count > 1 ? reload_crypt(name, r.length, NULL) :
+				   resize_plain(name, r.length);
+}
+
+/* A LUKS volume's mapping was made from its header, not from a record's
+ * cipher spec: "luks1-..." or "luks2-..." */
+static int is_luks(const struct loop_state *st)
+{
+	return !strncmp(st->cipher, "luks", 4);
 }
 
 /* The loop device first (it re-reads the image), then the mapping. */
@@ -874,9 +920,9 @@ static int dm_resize(struct loopdev *ld, const struct loop_state *st)
 
 	(void)ld;
 	record_mapping_name(st, name, sizeof(name));
-	if (is_direct(st))
-		return resize_direct(name, st);
 	dm_loop_device(st, loopdev, sizeof(loopdev));
+	if (is_direct(st))
+		return is_luks(st) ? reload_crypt(name, 0, st->image) : resize_direct(name, st);
 	rc = loopdev_new(&lower);
 	if (rc)
 		return rc;
@@ -886,9 +932,11 @@ static int dm_resize(struct loopdev *ld, const struct loop_state *st)
 	loopdev_free(lower);
 	if (rc)
 		return rc;
+	if (is_luks(st))
+		return reload_crypt(name, 0, loopdev);
 	if (st->key_count > 1) {
 		rc = device_sectors(loopdev, &sectors);
-		return rc ? rc : resize_lmk(name, sectors);
+		return rc ? rc : reload_crypt(name, sectors, NULL);
 	}
 	return resize_plain(name, 0);
 }

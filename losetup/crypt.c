@@ -20,6 +20,24 @@
 #define MULTIKEY_V2_KEYS 64
 #define MULTIKEY_V3_KEYS 65
 
+/* The names -e takes for a LUKS volume (libloop's attach opens those
+ * through the dm engine rather than as a sector cipher). */
+static const struct loop_cipher_info luks_names[] = {
+	{ "luks", "a LUKS1 or LUKS2 volume: its header names the cipher (dm engine)" },
+	{ "luks1", "a LUKS1 volume only" },
+	{ "luks2", "a LUKS2 volume only" },
+};
+
+bool crypt_is_luks(const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && i < sizeof(luks_names) / sizeof(luks_names[0]); i++)
+		if (!strcasecmp(name, luks_names[i].name))
+			return true;
+	return false;
+}
+
 int list_ciphers(void)
 {
 	const struct loop_cipher_info *list;
@@ -27,6 +45,8 @@ int list_ciphers(void)
 
 	for (i = 0; i < n; i++)
 		printf("%-16s %s\n", list[i].name, list[i].description);
+	for (i = 0; i < (int)(sizeof(luks_names) / sizeof(luks_names[0])); i++)
+		printf("%-16s %s\n", luks_names[i].name, luks_names[i].description);
 	return 0;
 }
 

@@ -114,6 +114,8 @@ int create_loop(struct loopdev *ld, const struct create_opts *c);
 int create_encrypted(struct loopdev *ld, const struct create_opts *c,
 		     const struct loop_attach_opts *k, char *shown, size_t size);
 int list_ciphers(void);
+/* -e NAME opens a LUKS volume (luks, luks1, luks2) */
+bool crypt_is_luks(const char *name);
 /* fstab.c: re-run with the options of the fstab line with loop=@device */
 void setup_from_fstab(const char *device, int argc, char **argv)
 	__attribute__((noreturn));
@@ -133,6 +135,8 @@ int detach_device(struct loopdev *ld);
 
 /* swap.c: --swap on the device just set up; detaches it on failure */
 int pin_for_swap(const char *device, const char *file);
+/* exits with a message when --swap cannot work for -e @encryption on @file */
+void swap_refuse_early(const char *encryption, const char *file);
 void warn_size(const char *file, uint64_t sizelimit, uint64_t offset, bool has_offset);
 
 /* excl.c: util-linux style mutually exclusive option groups */

@@ -298,6 +298,8 @@ static void resolve_action(int argc, char **argv, struct cmdline *cl, struct loo
 		     "--{sizelimit,partscan,read-only,show}");
 	if (cl->act != A_CREATE && cl->swap)
 		errx(EXIT_FAILURE, "the option --swap is allowed during loop device setup only");
+	if (cl->swap)
+		swap_refuse_early(cl->crypt.encryption, cl->create.file);
 	if (cl->act != A_CREATE && loop_attach_requested(&cl->crypt))
 		errx(EXIT_FAILURE, "the encryption options are allowed during loop device setup only");
 	if (cl->has_offset && cl->act != A_CREATE && (cl->act != A_SHOW || !cl->file))

@@ -49,3 +49,19 @@ int pin_for_swap(const char *device, const char *file)
 	loopdev_free(ld);
 	return rc;
 }
+
+/*
+ * Before anything is attached or a passphrase read: a LUKS volume opens
+ * through the dm engine only, which cannot pin a file, so --swap on a
+ * LUKS image file could only fail after the attach.
+ */
+void swap_refuse_early(const char *encryption, const char *file)
+{
+	struct stat st;
+
+	if (!file || !crypt_is_luks(encryption) || (stat(file, &st) == 0 && S_ISBLK(st.st_mode)))
+		return;
+	errx(EXIT_FAILURE, "%s: --swap does not apply to LUKS in a file: LUKS opens "
+	     "through the dm engine, and only the kmod engine pins a file for swap "
+	     "(a LUKS volume on a block device needs no --swap)", file);
+}

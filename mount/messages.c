@@ -72,36 +72,93 @@ char *fstab_line_of(const char *source, const char *target)
 	return res;
 }
 
-/* @s with every losetup flag of the table as its fstab option. */
-static void put_translated(const char *s)
+/* The fstab option of the losetup option @s starts with, or NULL. */
+static const struct fstab_opt *option_at(const char *s, size_t *len)
 {
 	size_t i;
 
-	while (*s) {
-		int done = 0;
+	for (i = 0; i < fstab_opts_count; i++) {
+		const struct fstab_opt *o = &fstab_opts[i];
+		size_t n = o->losetup ? strlen(o->losetup) : 0;
 
+		if (n && !strncmp(s, o->losetup, n) && !isalnum((unsigned char)s[n]) &&
+		    s[n] != '-') {
+			*len = n;
+			return o;
+		}
+	}
+	return NULL;
+}
+
+/* The message goes on after an option without its value: "--sizelimit
+ * does not apply", not "--sizelimit 4M" */
+static int verb_at(const char *s)
+{
+	static const char *const words[] = { "does ", "is ", "and ", "or " };
+	size_t i;
+
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (!strncmp(s, words[i], strlen(words[i])))
+			return 1;
+	return 0;
+}
+
+/* " (--force ...)": a losetup option fstab has no name for, in a
+ * parenthesis of its own; its length, or 0 */
+static size_t untranslatable_aside(const char *s)
+{
+	const char *end;
+	size_t len;
+
+	if (strncmp(s, " (--", 4) || option_at(s + 2, &len))
+		return 0;
+	end = strchr(s, ')');
+	return end ? (size_t)(end - s) + 1 : 0;
+}
+
+/*
+ * @s with every losetup flag of the table as its fstab option:
+ * "--keybits 256" is "keybits=256", "--keybits (-k)" is "keybits=",
+ * "-e luks" is "cipher=luks", "fd 3" is "passfd=3", and an aside that
+ * offers a losetup option with no fstab name ("--force ...") is left out.
+ */
+static void put_translated(const char *s)
+{
+	const char *start = s;
+	const struct fstab_opt *o;
+	size_t len;
+
+	while (*s) {
 		/* "fd 3": the descriptor of passfd= */
 		if (!strncmp(s, "fd ", 3) && isdigit((unsigned char)s[3])) {
 			fputs("passfd=", stderr);
 			s += 3;
 			continue;
 		}
-		for (i = 0; !done && i < fstab_opts_count; i++) {
-			const struct fstab_opt *o = &fstab_opts[i];
-			size_t len = o->losetup ? strlen(o->losetup) : 0;
-
-			if (!len || strncmp(s, o->losetup, len) ||
-			    isalnum((unsigned char)s[len]) || s[len] == '-')
-				continue;
-			fprintf(stderr, "%s%s", o->name, o->has_value ? "=" : "");
+		len = untranslatable_aside(s);
+		if (len) {
 			s += len;
-			/* "--keybits 256" -> "keybits=256" */
-			if (o->has_value && *s == ' ' && s[1] && s[1] != '(')
-				s++;
-			done = 1;
+			continue;
 		}
-		if (!done)
+		/* losetup's -e, the one short flag its messages name */
+		if (!strncmp(s, "-e ", 3) && (s == start || s[-1] == ' ' || s[-1] == '(')) {
+			fputs("cipher=", stderr);
+			s += 3;
+			continue;
+		}
+		o = option_at(s, &len);
+		if (!o) {
 			fputc(*s++, stderr);
+			continue;
+		}
+		fprintf(stderr, "%s%s", o->name, o->has_value ? "=" : "");
+		s += len;
+		/* losetup's short flag beside it: "--keybits (-k)" */
+		if (s[0] == ' ' && s[1] == '(' && s[2] == '-' && s[3] && s[4] == ')')
+			s += 5;
+		/* "--keybits 256" -> "keybits=256" */
+		else if (o->has_value && *s == ' ' && s[1] && s[1] != '(' && !verb_at(s + 1))
+			s++;
 	}
 }
 

@@ -307,6 +307,17 @@ end_bystanders() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"aes "*"util-linux 2.12 cryptoloop"* ]]
 	[[ "$output" == *"AES256 "*"loop-AES"* ]]
+	[[ "$output" == *$'\nluks '*$'\nluks1 '*$'\nluks2 '* ]]
+	# every name listed is one -e takes (the image is missing: the name
+	# is judged first), and a name -e refuses is not listed
+	names=$(printf '%s\n' "$output" | cut -d' ' -f1)
+	for name in $names; do
+		run "$LOSETUP" -e "$name" -p 3 -f "$TESTDIR/missing.img" 3< "$TESTDIR/pass"
+		[[ "$output" == *"$TESTDIR/missing.img: No such file or directory"* ]] ||
+			fail "-e $name, listed, is not taken: $output"
+	done
+	run "$LOSETUP" -e luks3 -p 3 -f "$TESTDIR/missing.img" 3< "$TESTDIR/pass"
+	[[ "$output" == *"luks3: unknown encryption type"* ]]
 	run "$LOSETUP" --help
 	[[ "$output" == *"Encryption options:"*"-e, --encryption <name>"*"--cleartext-keyfile <file>"*"--engine <name>"* ]]
 }

@@ -38,18 +38,63 @@ our_daemons() {
 	pgrep -f -- "--image $TESTDIR/" || true
 }
 
-# after the devices are detached: their daemons, a test's small file
-# system, and the records dead daemons left
+# record_devices DIR: the devices of the engine records whose image lies
+# in DIR
+record_devices() {
+	local f line dev img
+	for f in "$STATE_DIR"/*/state; do
+		[ -f "$f" ] || continue
+		dev='' img=''
+		while IFS= read -r line; do
+			case "$line" in
+			device=*) dev=${line#device=} ;;
+			image=*) img=${line#image=} ;;
+			esac
+		done < "$f"
+		[[ "$img" != "$1"/* ]] || [ -z "$dev" ] || echo "$dev"
+	done
+}
+
+# our_record_devices: record_devices of $TESTDIR that still hold what
+# the record says (tl_owned: our losetup lists the image there only for
+# a record it judged true), never a device a planted record names
+our_record_devices() {
+	local dev
+	for dev in $(record_devices "$TESTDIR"); do
+		! tl_owned "$dev" || echo "$dev"
+	done
+}
+
+# after the tracked devices are detached: the devices the test made
+# without attach() (mount.cryptoloop, a bare losetup), even those whose
+# daemon died (losetup -d detaches them and removes mount and record);
+# then daemons still running, a test's small file system, and the records
+# dead daemons left
 e2e_cleanup() {
-	local pid
+	local pid dev
+	for dev in $(our_record_devices); do
+		"$LOSETUP" -d "$dev" 2>/dev/null || true
+	done
 	for pid in $(our_daemons); do kill -9 "$pid" 2>/dev/null || true; done
 	[ -z "${TINYFS:-}" ] || ! mountpoint -q "$TINYFS" || umount "$TINYFS"
 	# listing collects what dead daemons left
 	"$LOSETUP" -a > /dev/null 2>&1 || true
 }
 
+# common_teardown, and a failure when a device of the test's images is
+# still attached through an engine record
 e2e_teardown() {
-	common_teardown
+	local rc=0 left i
+	common_teardown || rc=$?
+	[ -n "${TESTDIR:-}" ] || return "$rc"
+	# a detach may finish a moment later (a FUSE daemon's last close)
+	for ((i = 0; i < 20; i++)); do
+		left=$(our_record_devices)
+		[ -n "$left" ] || return "$rc"
+		sleep 0.1
+	done
+	echo "teardown: still attached after teardown: $left" >&2
+	return 1
 }
 
 detach() {

@@ -45,6 +45,17 @@ teardown() { e2e_teardown; }
 	assert_clean
 }
 
+@test "--swap with -e luks on an image file: refused before any passphrase, nothing attached" {
+	# a passphrase fd that would hang a read: the refusal comes first
+	run timeout 20 "$LOSETUP" -e luks --swap -p 3 -f --show "$LUKS" 3< <(sleep 30)
+	[ "$status" -eq 1 ]
+	[ "$output" = "losetup: $LUKS: --swap does not apply to LUKS in a file: LUKS opens through the dm engine, and only the kmod engine pins a file for swap (a LUKS volume on a block device needs no --swap)" ]
+	run timeout 20 "$LOSETUP" -e LUKS2 --swap -p 3 -f "$LUKS" 3< "$TESTDIR/pass"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"--swap does not apply to LUKS in a file"* ]]
+	assert_clean
+}
+
 @test "a LUKS image is not read as a loop format; --header is for -e luks" {
 	run "$LOSETUP" -e aes -p 3 -f --show "$LUKS" 3< "$TESTDIR/pass"
 	[ "$status" -eq 1 ]

@@ -69,6 +69,18 @@ daemon_of() {
 	assert_clean
 }
 
+@test "teardown detaches a device the test made without attach, its daemon killed" {
+	img=$(image 16M)
+	# as mount.cryptoloop or a bare losetup makes it: not tracked
+	dev=$("$LOSETUP" -f --show --engine fuse -e aes -p 3 "$img" 3< "$TESTDIR/pass")
+	pid=$(daemon_of "$dev")
+	kill -9 "$pid"
+	e2e_cleanup
+	run "$UL_LOSETUP" -l -n -O BACK-FILE "$dev"
+	[[ "$output" != *"$STATE_DIR/"* ]] || fail "$dev left attached: $output"
+	assert_clean
+}
+
 @test "shutdown's signals do not stop the daemon: ext4 on the device keeps its writes" {
 	img=$(image 64M)
 	dev=$(attach --engine fuse -e aes -p 3 "$img")

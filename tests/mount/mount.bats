@@ -147,6 +147,25 @@ nothing_attached() {
 	[[ "$stderr" != *Password* ]]
 	run ! mountpoint -q "$MNT"
 	nothing_attached
+
+	# a setuid-root copy (an administrator's mistake), run by a user: the
+	# real uid decides, before the passphrase fd is read (a read of it
+	# would hang), and nothing is attached. The copy finds the build's
+	# libloop by RUNPATH: for setuid programs the loader ignores
+	# LD_LIBRARY_PATH.
+	install -o root -m 4755 /usr/bin/id "$TESTDIR/id"
+	[ "$(setpriv --reuid=nobody --regid=nogroup --clear-groups "$TESTDIR/id" -u)" = 0 ] ||
+		skip "setuid programs do not run setuid under $TESTDIR (nosuid?)"
+	install -o root -m 4755 "$top_builddir/tests/mount/mount.cryptoloop-setuid" \
+		"$TESTDIR/mount.cryptoloop"
+	run --separate-stderr timeout 20 setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		"$TESTDIR/mount.cryptoloop" "$IMG" "$MNT" -o cipher=AES256,passfd=3,user \
+		3< <(sleep 30)
+	[ "$status" -eq 1 ] || fail "exit status $status: $stderr"
+	[ "$stderr" = "mount.cryptoloop: $IMG: user mounts of encrypted images are not supported (\"user\"/\"users\" in fstab): only root can mount it" ] ||
+		fail "$stderr"
+	run ! mountpoint -q "$MNT"
+	nothing_attached
 }
 
 @test "mount.cryptoloop attaches through libloop: it links it and runs no losetup" {
@@ -309,8 +328,47 @@ nothing_attached() {
 	echo "$IMG $MNT cryptoloop cipher=AES256,header=$IMG,passfd=3,noauto 0 0" > "$FSTAB"
 	run --separate-stderr env LIBMOUNT_FSTAB="$FSTAB" mount "$MNT" 3< "$TESTDIR/pass"
 	[ "$status" -eq 32 ]
-	[[ "$stderr" == *"$FSTAB:1: header=: a detached header is for -e luks only"* ]] ||
+	[[ "$stderr" == *"$FSTAB:1: header=: a detached header is for cipher=luks only"* ]] ||
 		fail "$stderr"
+	run ! mountpoint -q "$MNT"
+	nothing_attached
+}
+
+# mount_says OPTIONS: mounting $IMG with OPTIONS fails (32); the message
+# of the line, after "FSTAB:1: ", in $said
+mount_says() {
+	echo "$IMG $MNT cryptoloop $1,passfd=3,noauto 0 0" > "$FSTAB"
+	run --separate-stderr env LIBMOUNT_FSTAB="$FSTAB" mount "$MNT" 3< "$TESTDIR/pass"
+	[ "$status" -eq 32 ] || fail "$1: exit status $status: $stderr"
+	[[ "$stderr" == *"$FSTAB:1: "* ]] || fail "$1: $stderr"
+	said=${stderr#*"$FSTAB:1: "}
+}
+
+@test "cipher=luks refusals read in fstab words, no losetup flags" {
+	local opt name
+	while IFS='|' read -r opt name; do
+		mount_says "cipher=luks,$opt"
+		[ "$said" = "$IMG: $name does not apply to LUKS (its header says where the data is and how it is encrypted)" ] ||
+			fail "$opt: $said"
+	done <<-EOT
+	keybits=256|keybits=
+	phash=sha512|phash=
+	pseed=seed|pseed=
+	itercountk=10|itercountk=
+	loinit=8|loinit=
+	crypt_offset=1M|crypt_offset=
+	crypt_sizelimit=4M|crypt_sizelimit=
+	EOT
+	mount_says "cipher=luks,engine=fuse"
+	[ "$said" = "$IMG: LUKS opens through the dm engine only, not engine=fuse" ] || fail "$said"
+	mount_says "cipher=luks"
+	[ "$said" = "$IMG: no LUKS header (a detached one is given with header=)" ] || fail "$said"
+	# a LUKS volume named with a loop cipher: fstab has no --force
+	printf '%s' "$PASS" | cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 \
+		--pbkdf-force-iterations 1000 --key-file - "$IMG"
+	mount_says "cipher=AES256"
+	[ "$said" = "$IMG: has a LUKS header: open it with cipher=luks, not cipher=AES256" ] ||
+		fail "$said"
 	run ! mountpoint -q "$MNT"
 	nothing_attached
 }

@@ -147,6 +147,28 @@ luks_format() {
 	cryptsetup close clref
 }
 
+@test "losetup -c grows a LUKS mapping after its image grew, to the size cryptsetup opens" {
+	# a detached header (libcryptsetup cannot find it from the mapping)
+	# with the data 1 MiB into the image, in 4096-byte sectors
+	img=$(image 12M)
+	truncate -s 16M "$TESTDIR/hdr"
+	luks_format "$img" --header "$TESTDIR/hdr" --offset 2048 --sector-size 4096
+	dev=$(attach -e luks --header "$TESTDIR/hdr" -p 3 "$img")
+	[ "$(blockdev --getsize64 "$dev")" -eq $((11 << 20)) ]
+	truncate -s 16M "$img"
+	"$LOSETUP" -c "$dev"
+	[ "$(blockdev --getsize64 "$dev")" -eq $((15 << 20)) ]
+	# the grown end, written through ours, is where cryptsetup reads it
+	head -c 1M /dev/urandom > "$TESTDIR/end"
+	dd if="$TESTDIR/end" of="$dev" bs=1M seek=14 oflag=direct status=none
+	detach "$dev"
+	dm_clean
+	cryptsetup open --readonly --header "$TESTDIR/hdr" --key-file "$TESTDIR/key" "$img" clref
+	[ "$(blockdev --getsize64 /dev/mapper/clref)" -eq $((15 << 20)) ]
+	cmp <(dd if=/dev/mapper/clref bs=1M skip=14 iflag=direct status=none) "$TESTDIR/end"
+	cryptsetup close clref
+}
+
 @test "cryptoloop-reencrypt --new --luks2 results, with and without --header, open with losetup and an fstab line" {
 	# mount(8) runs the helper without LD_LIBRARY_PATH: libtool's wrapper
 	# sets it, where it is
