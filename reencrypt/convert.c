@@ -83,7 +83,7 @@ static int image_read(struct job *job, void *buf, size_t len, uint64_t off)
 /* write the new data of [pos, pos + len) and make it durable */
 static int image_write(struct job *job, const void *buf, size_t len, uint64_t pos)
 {
-	int rc = pwrite_all(job->img_fd, buf, len, job->new_off + pos);
+	int rc = image_pwrite(job->img_fd, job->img_dfd, buf, len, job->new_off + pos);
 
 	if (!rc && fdatasync(job->img_fd) < 0)
 		rc = -errno;
@@ -100,7 +100,7 @@ static int image_write(struct job *job, const void *buf, size_t len, uint64_t po
 static void image_write_async(struct job *job, const void *buf, size_t len, uint64_t pos,
 			      struct flusher *f)
 {
-	flush_start_write(f, job->img_fd, buf, len, job->new_off + pos);
+	flush_start_write(f, job->img_fd, job->img_dfd, buf, len, job->new_off + pos);
 }
 
 /* wait until what was written is durable: the sync started after the write */
@@ -404,6 +404,8 @@ int convert_run(struct job *job, struct journal *j)
 	rc = bufs_alloc(&b, j->chunk, job->verify);
 	if (rc)
 		goto out;
+	/* the new ciphertext around the page cache, where it can be (direct.c) */
+	job->img_dfd = image_open_direct(job->image, job->img_fd);
 	if (j->inflight) {
 		rc = finish_inflight(job, j, &b);
 		if (rc)
@@ -441,6 +443,9 @@ int convert_run(struct job *job, struct journal *j)
 			      strerror(-rc));
 	}
 out:
+	if (job->img_dfd >= 0)
+		close(job->img_dfd);
+	job->img_dfd = -1;
 	bufs_free(&b);
 	return rc;
 }

@@ -24,7 +24,7 @@ static void *flush_thread(void *arg)
 	struct flusher *f = arg;
 
 	if (f->buf) {
-		f->rc = pwrite_all(f->fd, f->buf, f->len, f->off);
+		f->rc = image_pwrite(f->fd, f->dfd, f->buf, f->len, f->off);
 		f->write_failed = f->rc != 0;
 		if (f->rc)
 			return NULL;
@@ -33,14 +33,11 @@ static void *flush_thread(void *arg)
 	return NULL;
 }
 
-void flush_start(struct flusher *f, int fd)
-{
-	flush_start_write(f, fd, NULL, 0, 0);
-}
-
-void flush_start_write(struct flusher *f, int fd, const void *buf, size_t len, uint64_t off)
+void flush_start_write(struct flusher *f, int fd, int dfd, const void *buf, size_t len,
+		       uint64_t off)
 {
 	f->fd = fd;
+	f->dfd = dfd;
 	f->rc = 0;
 	f->write_failed = false;
 	f->buf = buf;
