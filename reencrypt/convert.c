@@ -10,8 +10,9 @@
  *   before that.
  *
  * So after a crash each sector of the chunk in flight is old or new,
- * and its fingerprint says which; a sector that is neither (torn by the
- * device) stops the resume instead of being guessed at.
+ * and the fingerprint of its old ciphertext says which (finish_inflight()
+ * has why one fingerprint suffices); a sector that is neither (torn by
+ * the device) stops the resume instead of being guessed at.
  *
  * When the data moves to a higher offset (an in-image LUKS2 header needs
  * the room), the chunks go last to first, no longer than the shift, and
@@ -65,7 +66,8 @@ struct bufs {
 	uint8_t *spare;		/* the other one: the chunk being written behind */
 	uint8_t *plain;		/* the old plaintext, locked, wiped at the end */
 	uint8_t *check;		/* --verify: read back */
-	uint64_t *fp;
+	uint64_t *fp;		/* as the journal holds them: fp_per_sector each */
+	uint32_t fp_per_sector;
 	size_t size;
 };
 
@@ -170,6 +172,52 @@ static int redo_moved(struct job *job, struct journal *j, struct bufs *b)
 	return rc;
 }
 
+/*
+ * Which of its two contents sector @sector holds, in @s: 1 new, 0 old,
+ * -EIO neither (torn by the device), -EKEYREJECTED (a version 1-3
+ * journal: the keys differ from the first run), or -errno. For an old
+ * one, @s and @plain hold its new ciphertext and its plaintext after.
+ *
+ * A version 4 journal has only the fingerprint F of the old ciphertext
+ * C. Any other content X is taken as new only when the old cipher
+ * applied to the new cipher's decryption of X gives back a sector whose
+ * fingerprint is F. Both ciphers are deterministic bijections of a
+ * sector for a given sector number and key (every format's IV depends
+ * on nothing else), so that content is C, up to a collision of the
+ * 64-bit fingerprint, and X, its image under the new cipher, is exactly
+ * the new ciphertext of C's plaintext: no torn mix of C and the new
+ * ciphertext passes. This is what lets the journal be written before the
+ * chunk is encrypted, and the conversion fingerprint each sector once.
+ */
+static int classify_sector(struct job *job, const struct journal *j, uint64_t sector,
+			   size_t i, uint8_t *s, uint8_t *plain)
+{
+	uint64_t f = sector_fingerprint(s), fold;
+	int rc;
+
+	fold = j->fp_per_sector == 2 ? j->fp[2 * i] : j->fp[i];
+	if (j->fp_per_sector == 2 && f == j->fp[2 * i + 1])
+		return 1;
+	if (f == fold) {
+		rc = loop_crypt_decrypt(job->old.crypt, sector, plain, s, 1);
+		if (!rc)
+			rc = new_encrypt(job, sector, s, plain, 1);
+		if (!rc && j->fp_per_sector == 2 && sector_fingerprint(s) != j->fp[2 * i + 1])
+			rc = -EKEYREJECTED;
+		return rc;
+	}
+	if (j->fp_per_sector == 2)
+		return -EIO;
+	/* not the old ciphertext: new, if it maps back onto it */
+	rc = new_decrypt(job, sector, plain, s, 1);
+	if (!rc)
+		rc = loop_crypt_encrypt(job->old.crypt, sector, plain, plain, 1);
+	if (!rc)
+		rc = sector_fingerprint(plain) == fold ? 1 : -EIO;
+	explicit_bzero(plain, LOOP_SECTOR_SIZE);
+	return rc;
+}
+
 /* Finish the chunk a crash interrupted, sector by sector. */
 static int finish_inflight(struct job *job, struct journal *j, struct bufs *b)
 {
@@ -185,31 +233,24 @@ static int finish_inflight(struct job *job, struct journal *j, struct bufs *b)
 		return -ENOMEM;
 	rc = image_read(job, b->cipher, n, job->data_off + pos);
 	for (i = 0; !rc && i < ns; i++) {
-		uint8_t *s = b->cipher + i * LOOP_SECTOR_SIZE;
-		uint64_t sector = pos / LOOP_SECTOR_SIZE + i, f = sector_fingerprint(s);
+		uint64_t sector = pos / LOOP_SECTOR_SIZE + i;
 
-		if (f == j->fp[2 * i + 1]) {
-			isnew[i] = 1;
-			continue;
-		}
-		if (f != j->fp[2 * i]) {
+		rc = classify_sector(job, j, sector, i, b->cipher + i * LOOP_SECTOR_SIZE,
+				     b->plain + i * LOOP_SECTOR_SIZE);
+		if (rc == -EIO)
 			warnx("%s: sector %llu holds neither its old nor its new ciphertext "
 			      "(torn by the device); cannot resume safely", job->image,
 			      (unsigned long long)(job->data_off / LOOP_SECTOR_SIZE + sector));
-			rc = -EIO;
-			break;
-		}
-		rc = loop_crypt_decrypt(job->old.crypt, sector, b->plain + i * LOOP_SECTOR_SIZE, s, 1);
-		if (!rc)
-			rc = new_encrypt(job, sector, s,
-					       b->plain + i * LOOP_SECTOR_SIZE, 1);
-		if (!rc && sector_fingerprint(s) != j->fp[2 * i + 1]) {
+		if (rc == -EKEYREJECTED)
 			warnx("%s: sector %llu does not re-encrypt to what the journal "
 			      "recorded; the keys differ from the first run", job->image,
 			      (unsigned long long)(job->data_off / LOOP_SECTOR_SIZE + sector));
-			rc = -EKEYREJECTED;
+		if (rc == 1) {
+			isnew[i] = 1;
+			rc = 0;
+		} else if (!rc) {
+			todo++;
 		}
-		todo++;
 	}
 	if (!rc && todo)
 		rc = image_write(job, b->cipher, n, pos);
@@ -242,7 +283,8 @@ static int crypt_batch(struct job *job, struct bufs *b, uint64_t s, size_t first
 	uint8_t *p = b->plain + first * LOOP_SECTOR_SIZE;
 	/* a moving chunk is redone whole after a crash: no fingerprints */
 	bool fp = !job_moves(job);
-	size_t i;
+	/* a version 1-3 journal holds the new ciphertext's fingerprints too */
+	size_t i, step = b->fp_per_sector;
 	int rc;
 
 	/* read here, so that the passes below find the batch in the cache */
@@ -253,11 +295,11 @@ static int crypt_batch(struct job *job, struct bufs *b, uint64_t s, size_t first
 			return rc;
 	}
 	for (i = 0; fp && i < count; i++)
-		b->fp[2 * (first + i)] = sector_fingerprint(c + i * LOOP_SECTOR_SIZE);
+		b->fp[step * (first + i)] = sector_fingerprint(c + i * LOOP_SECTOR_SIZE);
 	rc = loop_crypt_decrypt(job->old.crypt, s, p, c, count);
 	if (!rc)
 		rc = new_encrypt(job, s, c, p, count);
-	for (i = 0; fp && !rc && i < count; i++)
+	for (i = 0; fp && step == 2 && !rc && i < count; i++)
 		b->fp[2 * (first + i) + 1] = sector_fingerprint(c + i * LOOP_SECTOR_SIZE);
 	return rc;
 }
@@ -358,16 +400,17 @@ static int convert_chunk(struct job *job, struct journal *j, struct bufs *b,
 	return rc;
 }
 
-static int bufs_alloc(struct bufs *b, size_t chunk, bool verify)
+static int bufs_alloc(struct bufs *b, size_t chunk, uint32_t fp_per_sector, bool verify)
 {
 	memset(b, 0, sizeof(*b));
 	b->size = chunk;
+	b->fp_per_sector = fp_per_sector;
 	b->cipher = aligned_alloc(4096, chunk);
 	/* the chunk being written and synced while the next is encrypted */
 	b->spare = aligned_alloc(4096, chunk);
 	b->plain = aligned_alloc(4096, chunk);
 	b->check = verify ? aligned_alloc(4096, chunk) : NULL;
-	b->fp = calloc(2 * (chunk / LOOP_SECTOR_SIZE), sizeof(uint64_t));
+	b->fp = calloc(fp_per_sector * (chunk / LOOP_SECTOR_SIZE), sizeof(uint64_t));
 	if (!b->cipher || !b->spare || !b->plain || (verify && !b->check) || !b->fp)
 		return -ENOMEM;
 	/* the plaintext is what the encryption protects: keep it off swap */
@@ -401,7 +444,7 @@ int convert_run(struct job *job, struct journal *j)
 	uint64_t done;
 	int rc;
 
-	rc = bufs_alloc(&b, j->chunk, job->verify);
+	rc = bufs_alloc(&b, j->chunk, j->fp_per_sector, job->verify);
 	if (rc)
 		goto out;
 	/* the new ciphertext around the page cache, where it can be (direct.c) */

@@ -16,6 +16,8 @@
  *               fdatasync of its file, newest first: a power cut.
  *   torn        undo a random half of the 512-byte pieces of those writes
  *               (IOFAULT_SEED): a power cut on a device that reorders.
+ *               IOFAULT_TEAR_BYTES sets another piece size: less than 512
+ *               tears sectors, a device that does not write one atomically.
  *   corrupt     no crash: operation IOFAULT_CRASH_AT, if it is a write,
  *               writes its data with one bit flipped (a device that lies).
  *
@@ -60,6 +62,7 @@ static int mode;			/* 0 kill, 1 powerloss, 2 torn, 3 corrupt */
 static int inited;
 static unsigned long long rng;
 static unsigned long sync_delay_us;
+static size_t tear_bytes = 512;
 
 static ssize_t (*real_pwrite)(int, const void *, size_t, off_t);
 static ssize_t (*real_write)(int, const void *, size_t);
@@ -90,6 +93,9 @@ static void init(void)
 	       !strcmp(s, "torn") ? 2 : 3;
 	s = getenv("IOFAULT_SYNC_DELAY_US");
 	sync_delay_us = s ? strtoul(s, NULL, 10) : 0;
+	s = getenv("IOFAULT_TEAR_BYTES");
+	if (s && strtoul(s, NULL, 10))
+		tear_bytes = strtoul(s, NULL, 10);
 	s = getenv("IOFAULT_SEED");
 	rng = s ? strtoull(s, NULL, 10) * 2654435761u + 1 : 1;
 }
@@ -150,9 +156,10 @@ static void crash(void)
 				ftruncate(fd, u->old_size > u->off ? u->old_size : u->off);
 			continue;
 		}
-		for (p = 0; p < u->len; p += 512)
+		for (p = 0; p < u->len; p += tear_bytes)
 			if (next_rand() & 1)
-				real_pwrite(fd, u->pre + p, u->len - p < 512 ? u->len - p : 512,
+				real_pwrite(fd, u->pre + p,
+					    u->len - p < tear_bytes ? u->len - p : tear_bytes,
 					    u->off + (off_t)p);
 	}
 	raise(SIGKILL);
