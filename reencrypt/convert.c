@@ -3,16 +3,19 @@
  * The conversion loop. Write ordering, the invariant a resume relies on:
  *
  *   Before any sector of a chunk is written, the journal durably says
- *   that every sector before the chunk holds new ciphertext and carries
- *   a fingerprint of the old and of the new ciphertext of every sector
- *   in the chunk. The journal moves past a chunk only after the chunk's
- *   new ciphertext is durable. Sectors after the chunk are not written
- *   before that.
+ *   that every sector before the chunks in flight (this one and at most
+ *   one before it) holds new ciphertext, and carries a fingerprint of
+ *   the old ciphertext of every sector in flight (and, in a journal of
+ *   version 1-3, of the new one too, with one chunk in flight). The
+ *   journal moves past a chunk only after the chunk's new ciphertext is
+ *   durable. Sectors after the chunks in flight are not written before
+ *   the journal has moved on.
  *
- * So after a crash each sector of the chunk in flight is old or new,
- * and the fingerprint of its old ciphertext says which (finish_inflight()
- * has why one fingerprint suffices); a sector that is neither (torn by
- * the device) stops the resume instead of being guessed at.
+ * So after a crash each sector in flight is old or new, and the
+ * fingerprint of its old ciphertext says which (classify_sector() has
+ * why one fingerprint suffices); a sector that is neither (torn by the
+ * device) stops the resume instead of being guessed at. The pipeline
+ * that keeps two chunks in flight: convert_chunk2().
  *
  * When the data moves to a higher offset (an in-image LUKS2 header needs
  * the room), the chunks go last to first, no longer than the shift, and
@@ -68,6 +71,7 @@ struct bufs {
 	uint8_t *check;		/* --verify: read back */
 	uint64_t *fp;		/* as the journal holds them: fp_per_sector each */
 	uint32_t fp_per_sector;
+	size_t fp_base;		/* where in fp the chunk being encrypted starts */
 	size_t size;
 };
 
@@ -218,44 +222,54 @@ static int classify_sector(struct job *job, const struct journal *j, uint64_t se
 	return rc;
 }
 
-/* Finish the chunk a crash interrupted, sector by sector. */
+/*
+ * Finish the chunks a crash interrupted (up to j->window of them), sector
+ * by sector, a buffer's worth at a time.
+ */
 static int finish_inflight(struct job *job, struct journal *j, struct bufs *b)
 {
-	uint64_t pos = j->done;
-	size_t n = j->inflight, ns = n / LOOP_SECTOR_SIZE, i, todo = 0;
+	size_t ns = j->inflight / LOOP_SECTOR_SIZE, per = b->size / LOOP_SECTOR_SIZE;
+	size_t first, i, k, todo;
 	uint8_t *isnew;
-	int rc;
+	int rc = 0;
 
 	if (job_moves(job))
 		return redo_moved(job, j, b);
-	isnew = calloc(ns, 1);
+	isnew = calloc(per, 1);
 	if (!isnew)
 		return -ENOMEM;
-	rc = image_read(job, b->cipher, n, job->data_off + pos);
-	for (i = 0; !rc && i < ns; i++) {
-		uint64_t sector = pos / LOOP_SECTOR_SIZE + i;
+	for (first = 0; !rc && first < ns; first += k) {
+		uint64_t pos = j->done + (uint64_t)first * LOOP_SECTOR_SIZE;
 
-		rc = classify_sector(job, j, sector, i, b->cipher + i * LOOP_SECTOR_SIZE,
-				     b->plain + i * LOOP_SECTOR_SIZE);
-		if (rc == -EIO)
-			warnx("%s: sector %llu holds neither its old nor its new ciphertext "
-			      "(torn by the device); cannot resume safely", job->image,
-			      (unsigned long long)(job->data_off / LOOP_SECTOR_SIZE + sector));
-		if (rc == -EKEYREJECTED)
-			warnx("%s: sector %llu does not re-encrypt to what the journal "
-			      "recorded; the keys differ from the first run", job->image,
-			      (unsigned long long)(job->data_off / LOOP_SECTOR_SIZE + sector));
-		if (rc == 1) {
-			isnew[i] = 1;
-			rc = 0;
-		} else if (!rc) {
-			todo++;
+		k = ns - first < per ? ns - first : per;
+		todo = 0;
+		rc = image_read(job, b->cipher, k * LOOP_SECTOR_SIZE, job->data_off + pos);
+		for (i = 0; !rc && i < k; i++) {
+			uint64_t sector = pos / LOOP_SECTOR_SIZE + i;
+
+			rc = classify_sector(job, j, sector, first + i,
+					     b->cipher + i * LOOP_SECTOR_SIZE,
+					     b->plain + i * LOOP_SECTOR_SIZE);
+			if (rc == -EIO)
+				warnx("%s: sector %llu holds neither its old nor its new "
+				      "ciphertext (torn by the device); cannot resume safely",
+				      job->image,
+				      (unsigned long long)(job->data_off / LOOP_SECTOR_SIZE + sector));
+			if (rc == -EKEYREJECTED)
+				warnx("%s: sector %llu does not re-encrypt to what the journal "
+				      "recorded; the keys differ from the first run", job->image,
+				      (unsigned long long)(job->data_off / LOOP_SECTOR_SIZE + sector));
+			isnew[i] = rc == 1;
+			if (rc == 1)
+				rc = 0;
+			else if (!rc)
+				todo++;
 		}
+		if (!rc && todo)
+			rc = image_write(job, b->cipher, k * LOOP_SECTOR_SIZE, pos);
+		if (!rc && todo && job->verify)
+			rc = verify_chunk(job, b, k * LOOP_SECTOR_SIZE, pos, isnew);
 	}
-	if (!rc && todo)
-		rc = image_write(job, b->cipher, n, pos);
-	if (!rc && todo && job->verify)
-		rc = verify_chunk(job, b, n, pos, isnew);
 	free(isnew);
 	return rc;
 }
@@ -281,6 +295,7 @@ static int crypt_batch(struct job *job, struct bufs *b, uint64_t s, size_t first
 {
 	uint8_t *c = b->cipher + first * LOOP_SECTOR_SIZE;
 	uint8_t *p = b->plain + first * LOOP_SECTOR_SIZE;
+	uint64_t *f = b->fp + b->fp_base;
 	/* a moving chunk is redone whole after a crash: no fingerprints */
 	bool fp = !job_moves(job);
 	/* a version 1-3 journal holds the new ciphertext's fingerprints too */
@@ -295,12 +310,12 @@ static int crypt_batch(struct job *job, struct bufs *b, uint64_t s, size_t first
 			return rc;
 	}
 	for (i = 0; fp && i < count; i++)
-		b->fp[step * (first + i)] = sector_fingerprint(c + i * LOOP_SECTOR_SIZE);
+		f[step * (first + i)] = sector_fingerprint(c + i * LOOP_SECTOR_SIZE);
 	rc = loop_crypt_decrypt(job->old.crypt, s, p, c, count);
 	if (!rc)
 		rc = new_encrypt(job, s, c, p, count);
 	for (i = 0; fp && step == 2 && !rc && i < count; i++)
-		b->fp[2 * (first + i) + 1] = sector_fingerprint(c + i * LOOP_SECTOR_SIZE);
+		f[2 * (first + i) + 1] = sector_fingerprint(c + i * LOOP_SECTOR_SIZE);
 	return rc;
 }
 
@@ -400,7 +415,98 @@ static int convert_chunk(struct job *job, struct journal *j, struct bufs *b,
 	return rc;
 }
 
-static int bufs_alloc(struct bufs *b, size_t chunk, uint32_t fp_per_sector, bool verify)
+/*
+ * Two chunks in flight (a version 4 journal, in place, without --verify).
+ * The pipeline, for chunk c, while chunk c-1 is written in the background
+ * (@wr) and an fdatasync that started after c-2's write returned runs in
+ * another thread (@sy):
+ *
+ *   1. read and encrypt c, fingerprinting its old ciphertext;
+ *   2. wait for @sy: c-2 is durable;
+ *   3. the journal durably says: everything before c-1 is new, c-1 and c
+ *      are in flight, with their fingerprints;
+ *   4. wait for @wr: c-1's write returned;
+ *   5. start an fdatasync (it makes c-1 durable) and the write of c.
+ *
+ * So the device writes c while c-1's sync and the journal's run, instead
+ * of idling through them, and the invariant holds as in one-chunk steps:
+ * no sector is written before the journal describes it (3 before 5), and
+ * the journal counts a chunk done only after a sync that began after its
+ * write returned (5 of c, then 2 and 3 of c+2).
+ */
+struct pipe {
+	struct flusher wr, sy;
+	uint64_t prev_pos;	/* c-1: being written, not yet known durable */
+	size_t prev_n;		/* 0: none */
+	uint64_t done;		/* what the journal may call new */
+};
+
+static int convert_chunk2(struct job *job, struct journal *j, struct bufs *b,
+			  struct pipe *pp, uint64_t pos, size_t n)
+{
+	size_t ns = n / LOOP_SECTOR_SIZE, prev_ns = pp->prev_n / LOOP_SECTOR_SIZE;
+	uint8_t *t;
+	int rc;
+
+	/* 1: the fingerprints of c go after those of c-1 */
+	b->fp_base = prev_ns;
+	rc = crypt_chunk(job, b, pos / LOOP_SECTOR_SIZE, ns, job->data_off + pos);
+	/* 2 */
+	if (pp->sy.running) {
+		int src = image_sync(job, &pp->sy);
+
+		rc = rc ? rc : src;
+	}
+	if (rc)
+		return rc;
+	/* 3 */
+	rc = journal_commit(j, pp->done, (uint32_t)(pp->prev_n + n), b->fp);
+	if (rc) {
+		warnx("%s: cannot write the journal: %s", job->journal_path, strerror(-rc));
+		return rc;
+	}
+	/* 4 */
+	if (pp->wr.running) {
+		rc = image_sync(job, &pp->wr);
+		if (rc)
+			return rc;
+	}
+	/* 5: c-1's buffer is free again, and c's fingerprints go first */
+	if (pp->prev_n)
+		flush_start(&pp->sy, job->img_fd, -1, NULL, 0, 0, true);
+	flush_start(&pp->wr, job->img_fd, job->img_dfd, b->cipher, n, job->new_off + pos, false);
+	t = b->cipher;
+	b->cipher = b->spare;
+	b->spare = t;
+	memmove(b->fp, b->fp + prev_ns, ns * sizeof(*b->fp));
+	pp->done += pp->prev_n;
+	pp->prev_pos = pos;
+	pp->prev_n = n;
+	return 0;
+}
+
+/* The end of the pipeline: the last chunk durable, no thread left. */
+static int drain_pipe(struct job *job, struct pipe *pp, int rc)
+{
+	int src;
+
+	if (pp->wr.running) {
+		src = image_sync(job, &pp->wr);
+		rc = rc ? rc : src;
+	}
+	if (pp->sy.running) {
+		src = image_sync(job, &pp->sy);
+		rc = rc ? rc : src;
+	}
+	if (!rc && pp->prev_n) {
+		flush_start(&pp->sy, job->img_fd, -1, NULL, 0, 0, true);
+		rc = image_sync(job, &pp->sy);
+	}
+	return rc;
+}
+
+static int bufs_alloc(struct bufs *b, size_t chunk, uint32_t fp_per_sector, uint32_t window,
+		      bool verify)
 {
 	memset(b, 0, sizeof(*b));
 	b->size = chunk;
@@ -410,7 +516,8 @@ static int bufs_alloc(struct bufs *b, size_t chunk, uint32_t fp_per_sector, bool
 	b->spare = aligned_alloc(4096, chunk);
 	b->plain = aligned_alloc(4096, chunk);
 	b->check = verify ? aligned_alloc(4096, chunk) : NULL;
-	b->fp = calloc(fp_per_sector * (chunk / LOOP_SECTOR_SIZE), sizeof(uint64_t));
+	b->fp = calloc((size_t)fp_per_sector * window * (chunk / LOOP_SECTOR_SIZE),
+		       sizeof(uint64_t));
 	if (!b->cipher || !b->spare || !b->plain || (verify && !b->check) || !b->fp)
 		return -ENOMEM;
 	/* the plaintext is what the encryption protects: keep it off swap */
@@ -440,11 +547,13 @@ static void bufs_free(struct bufs *b)
 int convert_run(struct job *job, struct journal *j)
 {
 	struct flusher f = { .running = false };
+	struct pipe pp = { .wr.running = false, .sy.running = false };
 	struct bufs b;
 	uint64_t done;
+	bool two;
 	int rc;
 
-	rc = bufs_alloc(&b, j->chunk, j->fp_per_sector, job->verify);
+	rc = bufs_alloc(&b, j->chunk, j->fp_per_sector, j->window, job->verify);
 	if (rc)
 		goto out;
 	/* the new ciphertext around the page cache, where it can be (direct.c) */
@@ -455,6 +564,13 @@ int convert_run(struct job *job, struct journal *j)
 			goto out;
 	}
 	done = j->done + j->inflight;
+	/*
+	 * two chunks in flight where the journal has room for them; not when
+	 * the data moves (a chunk's new place is the next one's old place) nor
+	 * with --verify (it reads each chunk back once it is durable)
+	 */
+	two = j->window == 2 && !job_moves(job) && !job->verify;
+	pp.done = done;
 	progress_start(job->progress, job->data_len, done);
 	while (done < job->data_len) {
 		size_t n = job->data_len - done < j->chunk ? job->data_len - done : j->chunk;
@@ -465,7 +581,10 @@ int convert_run(struct job *job, struct journal *j)
 			rc = -EINTR;
 			break;
 		}
-		rc = convert_chunk(job, j, &b, done, pos, n, &f);
+		if (two)
+			rc = convert_chunk2(job, j, &b, &pp, pos, n);
+		else
+			rc = convert_chunk(job, j, &b, done, pos, n, &f);
 		if (rc)
 			break;
 		done += n;
@@ -479,11 +598,18 @@ int convert_run(struct job *job, struct journal *j)
 		if (!rc)
 			rc = src;
 	}
-	if (!rc) {
-		rc = journal_commit(j, job->data_len, 0, NULL);
-		if (rc)
+	if (two) {
+		rc = drain_pipe(job, &pp, rc);
+		done = pp.done + pp.prev_n;
+	}
+	/* stopped by a signal, the journal still says how far it came */
+	if (!rc || (rc == -EINTR && two && done > j->done)) {
+		int jrc = journal_commit(j, done, 0, NULL);
+
+		if (jrc)
 			warnx("%s: cannot write the journal: %s", job->journal_path,
-			      strerror(-rc));
+			      strerror(-jrc));
+		rc = rc ? rc : jrc;
 	}
 out:
 	if (job->img_dfd >= 0)

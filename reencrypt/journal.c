@@ -45,9 +45,22 @@ static void put64(uint8_t *p, uint64_t v) { v = htole64(v); memcpy(p, &v, 8); }
 static uint32_t get32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return le32toh(v); }
 static uint64_t get64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return le64toh(v); }
 
-static uint32_t slot_size_for(uint32_t chunk, uint32_t fp_per_sector)
+/* the sectors a slot can describe */
+static uint32_t slot_sectors(const struct journal *j)
 {
-	uint32_t used = SLOT_FIXED + 8 * fp_per_sector * (chunk / LOOP_SECTOR_SIZE) + SHA_LEN;
+	return j->window * (j->chunk / LOOP_SECTOR_SIZE);
+}
+
+/* a journal's format by its version: fingerprints per sector, chunks in flight */
+static void set_format(struct journal *j, uint32_t version)
+{
+	j->fp_per_sector = version <= JOURNAL_VERSION_FP_PAIRS ? 2 : 1;
+	j->window = version <= JOURNAL_VERSION_FP_PAIRS ? 1 : 2;
+}
+
+static uint32_t slot_size_for(const struct journal *j)
+{
+	uint32_t used = SLOT_FIXED + 8 * j->fp_per_sector * slot_sectors(j) + SHA_LEN;
 
 	return (used + 4095) & ~4095u;
 }
@@ -99,10 +112,9 @@ static void get_side(const uint8_t *p, struct journal_side *s)
 
 static int alloc_buffers(struct journal *j)
 {
-	j->slot_size = slot_size_for(j->chunk, j->fp_per_sector);
+	j->slot_size = slot_size_for(j);
 	j->slot = calloc(1, j->slot_size);
-	j->fp = calloc((size_t)j->fp_per_sector * (j->chunk / LOOP_SECTOR_SIZE),
-		       sizeof(uint64_t));
+	j->fp = calloc((size_t)j->fp_per_sector * slot_sectors(j), sizeof(uint64_t));
 	return j->slot && j->fp ? 0 : -ENOMEM;
 }
 
@@ -124,7 +136,7 @@ int journal_create(struct journal *j, const char *path)
 		return -EEXIST;
 	if (snprintf(tmp, sizeof(tmp), "%s.new", path) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
-	j->fp_per_sector = 1;
+	set_format(j, JOURNAL_VERSION);
 	rc = alloc_buffers(j);
 	if (rc)
 		return rc;
@@ -199,7 +211,7 @@ static int load_slot(struct journal *j, int idx, uint64_t *seq)
 	if (memcmp(j->slot, SLOT_MAGIC, 8))
 		return 0;
 	nsect = get32(j->slot + 28);
-	if (nsect > j->chunk / LOOP_SECTOR_SIZE)
+	if (nsect > slot_sectors(j))
 		return 0;
 	used = SLOT_FIXED + 8 * j->fp_per_sector * nsect;
 	gcry_md_hash_buffer(GCRY_MD_SHA256, sha, j->slot, used);
@@ -233,7 +245,7 @@ static int read_header(int fd, struct journal *j)
 	if (version < 1 || version > JOURNAL_VERSION)
 		return -EBADMSG;
 	used = version == 1 ? HEADER_USED_V1 : version == 2 ? HEADER_USED_V2 : HEADER_USED;
-	j->fp_per_sector = version <= JOURNAL_VERSION_FP_PAIRS ? 2 : 1;
+	set_format(j, version);
 	gcry_md_hash_buffer(GCRY_MD_SHA256, sha, hdr, used);
 	if (memcmp(sha, hdr + used, SHA_LEN))
 		return -EBADMSG;
@@ -302,7 +314,7 @@ int journal_open(struct journal *j, const char *path)
 		use_slot(j);
 	}
 	rc = -EBADMSG;
-	if (j->done > j->data_len || j->inflight > j->chunk ||
+	if (j->done > j->data_len || j->inflight > (uint64_t)j->window * j->chunk ||
 	    j->done + j->inflight > j->data_len)
 		goto fail;
 	return 0;

@@ -10,10 +10,11 @@
  * sequence number is the current one, so a torn slot write falls back to
  * the previous slot, which is still true.
  *
- * A slot holds one fingerprint per sector of the chunk in flight: of its
- * old ciphertext (version 4). Versions 1 to 3 held two, of the old and of
- * the new ciphertext; such a journal is resumed and carried on in its own
- * format. Why one is enough: convert.c, finish_inflight().
+ * A slot holds one fingerprint per sector in flight: of its old
+ * ciphertext (version 4), and up to two chunks are in flight. Versions 1
+ * to 3 held two fingerprints, of the old and of the new ciphertext, for
+ * one chunk at most; such a journal is resumed and carried on in its own
+ * format. Why one is enough: convert.c, classify_sector().
  */
 #ifndef REENCRYPT_JOURNAL_H
 #define REENCRYPT_JOURNAL_H
@@ -77,6 +78,7 @@ struct journal {
 	 * ciphertext's) or 2 (versions 1-3: the old and the new one's)
 	 */
 	uint32_t fp_per_sector;
+	uint32_t window;	/* chunks in flight at most: 2 (version 4) or 1 */
 	uint64_t *fp;
 	/* slot buffer */
 	uint8_t *slot;

@@ -88,14 +88,19 @@ struct flusher {
 	int dfd;		/* the image open with O_DIRECT, or -1 */
 	int rc;
 	bool running, threaded;
+	bool sync;		/* fdatasync after the write (if any) */
 	bool write_failed;	/* rc is the write's, not the sync's */
 	const void *buf;	/* what to write first (len bytes at off), or NULL */
 	size_t len;
 	uint64_t off;
 	pthread_t tid;
 };
-/* write @len bytes of @buf at @off (by image_pwrite() with @fd and @dfd),
- * then fdatasync @fd; @buf must stay untouched until flush_wait() */
+/* write @len bytes of @buf at @off (by image_pwrite() with @fd and @dfd)
+ * unless @buf is NULL, then with @sync fdatasync @fd; @buf must stay
+ * untouched until flush_wait() */
+void flush_start(struct flusher *f, int fd, int dfd, const void *buf, size_t len,
+		 uint64_t off, bool sync);
+/* flush_start() with the write and the sync */
 void flush_start_write(struct flusher *f, int fd, int dfd, const void *buf, size_t len,
 		       uint64_t off);
 int flush_wait(struct flusher *f);	/* 0 or -errno of the write or the fdatasync */

@@ -24,10 +24,19 @@
  * IOFAULT_SYNC_DELAY_US makes each fsync/fdatasync wait that long before
  * it counts and runs, as a slow disk does: a thread that does not wait for
  * another's sync before it writes on then gets caught by the crash.
+ *
+ * IOFAULT_WRITE_DELAY_US makes each write wait that long after it counts,
+ * as a large write to a slow disk does: a sync that another thread starts
+ * before the write returned then does not cover it.
+ *
+ * A sync makes durable only the writes that had returned before it began:
+ * a write that runs in another thread meanwhile stays undoable, as it
+ * may on a real device. The state is shared by the threads under a lock.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -46,6 +55,7 @@ struct undo {
 	size_t len;
 	off_t old_size;
 	unsigned char *pre;	/* the bytes before the write */
+	unsigned long done;	/* when the write returned (seq), 0: not yet */
 	struct undo *prev;
 };
 
@@ -58,10 +68,12 @@ static int nfiles;
 static signed char fd_file[MAX_FD];	/* fd -> files[] index + 1, 0: not watched */
 static struct undo *pending;
 static unsigned long ops, crash_at;
+static unsigned long seq;		/* counts writes that returned */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int mode;			/* 0 kill, 1 powerloss, 2 torn, 3 corrupt */
 static int inited;
 static unsigned long long rng;
-static unsigned long sync_delay_us;
+static unsigned long sync_delay_us, write_delay_us;
 static size_t tear_bytes = 512;
 
 static ssize_t (*real_pwrite)(int, const void *, size_t, off_t);
@@ -93,6 +105,8 @@ static void init(void)
 	       !strcmp(s, "torn") ? 2 : 3;
 	s = getenv("IOFAULT_SYNC_DELAY_US");
 	sync_delay_us = s ? strtoul(s, NULL, 10) : 0;
+	s = getenv("IOFAULT_WRITE_DELAY_US");
+	write_delay_us = s ? strtoul(s, NULL, 10) : 0;
 	s = getenv("IOFAULT_TEAR_BYTES");
 	if (s && strtoul(s, NULL, 10))
 		tear_bytes = strtoul(s, NULL, 10);
@@ -176,7 +190,7 @@ static int count_op(void)
 	return 0;
 }
 
-static void remember(int fd, size_t len, off_t off)
+static struct undo *remember(int fd, size_t len, off_t off)
 {
 	struct undo *u;
 	struct stat st;
@@ -184,7 +198,7 @@ static void remember(int fd, size_t len, off_t off)
 	ssize_t n;
 
 	if (mode != 1 && mode != 2)
-		return;
+		return NULL;
 	u = calloc(1, sizeof(*u));
 	if (!u)
 		abort();
@@ -200,15 +214,28 @@ static void remember(int fd, size_t len, off_t off)
 	(void)n;	/* past the end stays zero */
 	u->prev = pending;
 	pending = u;
+	return u;
 }
 
-static void synced(int fd)
+/* the write of @u returned */
+static void written(struct undo *u)
+{
+	if (!u)
+		return;
+	pthread_mutex_lock(&lock);
+	u->done = ++seq;
+	pthread_mutex_unlock(&lock);
+}
+
+/* a sync of @fd that began when seq was @since returned */
+static void synced(int fd, unsigned long since)
 {
 	struct undo **pp = &pending, *u;
 	int f = fd_file[fd] - 1;
 
+	pthread_mutex_lock(&lock);
 	while ((u = *pp)) {
-		if (u->file == f) {
+		if (u->file == f && u->done && u->done <= since) {
 			*pp = u->prev;
 			free(u->pre);
 			free(u);
@@ -216,6 +243,19 @@ static void synced(int fd)
 			pp = &u->prev;
 		}
 	}
+	pthread_mutex_unlock(&lock);
+}
+
+/* the seq a sync begins at, after counting it as an operation */
+static unsigned long sync_begins(void)
+{
+	unsigned long since;
+
+	pthread_mutex_lock(&lock);
+	count_op();
+	since = seq;
+	pthread_mutex_unlock(&lock);
+	return since;
 }
 
 static int is_watched(int fd)
@@ -225,25 +265,33 @@ static int is_watched(int fd)
 
 ssize_t pwrite(int fd, const void *buf, size_t len, off_t off)
 {
+	struct undo *u;
+	ssize_t n;
+	int bad;
+
 	init();
-	if (is_watched(fd)) {
-		int bad = count_op();
+	if (!is_watched(fd))
+		return real_pwrite(fd, buf, len, off);
+	pthread_mutex_lock(&lock);
+	bad = count_op();
+	u = remember(fd, len, off);
+	pthread_mutex_unlock(&lock);
+	if (write_delay_us)
+		usleep(write_delay_us);
+	if (bad && len) {
+		unsigned char *copy = malloc(len);
 
-		remember(fd, len, off);
-		if (bad && len) {
-			unsigned char *copy = malloc(len);
-			ssize_t n;
-
-			if (!copy)
-				abort();
-			memcpy(copy, buf, len);
-			copy[len / 2] ^= 0x10;
-			n = real_pwrite(fd, copy, len, off);
-			free(copy);
-			return n;
-		}
+		if (!copy)
+			abort();
+		memcpy(copy, buf, len);
+		copy[len / 2] ^= 0x10;
+		n = real_pwrite(fd, copy, len, off);
+		free(copy);
+	} else {
+		n = real_pwrite(fd, buf, len, off);
 	}
-	return real_pwrite(fd, buf, len, off);
+	written(u);
+	return n;
 }
 
 ssize_t pwrite64(int fd, const void *buf, size_t len, off_t off)
@@ -253,41 +301,52 @@ ssize_t pwrite64(int fd, const void *buf, size_t len, off_t off)
 
 ssize_t write(int fd, const void *buf, size_t len)
 {
+	struct undo *u = NULL;
+	ssize_t n;
+
 	init();
 	if (is_watched(fd)) {
+		pthread_mutex_lock(&lock);
 		count_op();
-		remember(fd, len, lseek(fd, 0, SEEK_CUR));
+		u = remember(fd, len, lseek(fd, 0, SEEK_CUR));
+		pthread_mutex_unlock(&lock);
 	}
-	return real_write(fd, buf, len);
+	n = real_write(fd, buf, len);
+	written(u);
+	return n;
 }
 
 int fsync(int fd)
 {
+	unsigned long since;
 	int rc;
 
 	init();
-	if (is_watched(fd) && sync_delay_us)
+	if (!is_watched(fd))
+		return real_fsync(fd);
+	if (sync_delay_us)
 		usleep(sync_delay_us);
-	if (is_watched(fd))
-		count_op();
+	since = sync_begins();
 	rc = real_fsync(fd);
-	if (is_watched(fd) && rc == 0)
-		synced(fd);
+	if (rc == 0)
+		synced(fd, since);
 	return rc;
 }
 
 int fdatasync(int fd)
 {
+	unsigned long since;
 	int rc;
 
 	init();
-	if (is_watched(fd) && sync_delay_us)
+	if (!is_watched(fd))
+		return real_fdatasync(fd);
+	if (sync_delay_us)
 		usleep(sync_delay_us);
-	if (is_watched(fd))
-		count_op();
+	since = sync_begins();
 	rc = real_fdatasync(fd);
-	if (is_watched(fd) && rc == 0)
-		synced(fd);
+	if (rc == 0)
+		synced(fd, since);
 	return rc;
 }
 
