@@ -279,7 +279,8 @@ ssize_t pwrite(int fd, const void *buf, size_t len, off_t off)
 	if (write_delay_us)
 		usleep(write_delay_us);
 	if (bad && len) {
-		unsigned char *copy = malloc(len);
+		/* aligned as the caller's may be: an O_DIRECT write wants it */
+		unsigned char *copy = aligned_alloc(4096, (len + 4095) & ~(size_t)4095);
 
 		if (!copy)
 			abort();
