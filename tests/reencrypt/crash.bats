@@ -103,7 +103,7 @@ crash_until_done() {
 		--new -e AES256 --cleartext-keyfile "$KEYS/keys65.txt"
 }
 
-@test "power loss tearing sectors (64-byte pieces of unsynced writes undone) at 30 points: a torn sector stops the resume, never a wrong image" {
+@test "power loss tearing sectors (64-byte pieces of unsynced writes undone): a torn sector stops the resume, never a wrong image" {
 	local crashes=0 refused=0 rc at total
 	plain "$TESTDIR/plain" 1M
 	aespipe_enc "$TESTDIR/orig" "$TESTDIR/p_old" -e AES256
@@ -113,7 +113,9 @@ crash_until_done() {
 	rc=$(run_faulty kill 0 0 -e AES256 -p 3 "$W" --new -e AES256 -p 4)
 	[ "$rc" -eq 0 ]
 	total=$(cat "$WORK/count")
-	while [ "$crashes" -lt 30 ]; do
+	# until 10 crashes, 2 of them refused; a crash with no image write
+	# pending leaves no torn sector, so the refusals come at random
+	while [ "$crashes" -lt 10 ] || { [ "$refused" -lt 2 ] && [ "$crashes" -lt 80 ]; }; do
 		cp "$TESTDIR/orig" "$W"
 		rm -f "$W.reencrypt" "$WORK/log"
 		at=$((RANDOM % total + 1))
@@ -135,7 +137,7 @@ crash_until_done() {
 	done
 	echo "# torn sectors: $crashes crashes, $refused resumes refused" >&3
 	# crashes in the middle of an image write tear sectors: some must have
-	[ "$refused" -gt 0 ]
+	[ "$refused" -ge 2 ]
 }
 
 @test "a resume with the wrong old or new passphrase is refused before anything is written" {
