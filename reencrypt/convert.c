@@ -324,22 +324,6 @@ static void *crypt_slice(void *arg)
 	struct slice *sl = arg;
 	size_t done, n;
 
-	/* the whole share at once around the page cache, where it can be */
-	if (sl->read_off != NO_READ) {
-		int rc = image_pread_direct(sl->job->img_dfd,
-					    sl->b->cipher + sl->first * LOOP_SECTOR_SIZE,
-					    sl->count * LOOP_SECTOR_SIZE,
-					    sl->read_off + sl->first * LOOP_SECTOR_SIZE);
-
-		if (!rc)
-			sl->read_off = NO_READ;
-		if (rc && rc != -EINVAL) {
-			warnx("%s: cannot read at byte %llu: %s", sl->job->image,
-			      (unsigned long long)(sl->read_off + sl->first * LOOP_SECTOR_SIZE),
-			      strerror(-rc));
-			sl->rc = rc;
-		}
-	}
 	/*
 	 * In batches that stay in the CPU's cache through all four passes,
 	 * instead of four passes over the whole slice (up to 32 MiB) in

@@ -11,21 +11,14 @@
  * not change what is durable when: the fdatasync after it still flushes
  * the device's cache, and the ordering of convert.c is untouched.
  *
- * The old ciphertext is read the same way, a thread's whole share of a
- * chunk at once: the device puts it in the buffer, and the kernel does not
- * copy it out of the page cache (a fifth of the CPU time once the writes
- * are direct), nor keeps the image there.
- *
  * Coherence: the kernel writes back and drops the cached pages of a range
- * before a direct write to it, and writes back dirty pages before a
- * direct read, so buffered and direct transfers of the image all see the
- * same data.
+ * before a direct write to it, so the buffered reads of later chunks, a
+ * buffered fallback write and --verify's read-back all see the new data.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdbool.h>
 #include <stdint.h>
 #include <unistd.h>
 #include <sys/stat.h>
@@ -45,7 +38,7 @@ int image_open_direct(const char *path, int fd)
 	int dfd;
 
 	/* by the path, not /proc/self/fd: the same name the user gave */
-	dfd = open(path, O_RDWR | O_CLOEXEC | O_DIRECT);
+	dfd = open(path, O_WRONLY | O_CLOEXEC | O_DIRECT);
 	if (dfd < 0)
 		return -1;
 	/* the same file, not one renamed into its place meanwhile */
@@ -57,23 +50,12 @@ int image_open_direct(const char *path, int fd)
 	return dfd;
 }
 
-static bool aligned(const void *buf, size_t len, uint64_t off)
-{
-	return !((uintptr_t)buf % DIRECT_ALIGN) && !(len % DIRECT_ALIGN) && !(off % DIRECT_ALIGN);
-}
-
-int image_pread_direct(int dfd, void *buf, size_t len, uint64_t off)
-{
-	if (dfd < 0 || !aligned(buf, len, off))
-		return -EINVAL;
-	return pread_all(dfd, buf, len, off);
-}
-
 int image_pwrite(int fd, int dfd, const void *buf, size_t len, uint64_t off)
 {
 	int rc;
 
-	if (dfd >= 0 && aligned(buf, len, off)) {
+	if (dfd >= 0 && !((uintptr_t)buf % DIRECT_ALIGN) && !(len % DIRECT_ALIGN) &&
+	    !(off % DIRECT_ALIGN)) {
 		rc = pwrite_all(dfd, buf, len, off);
 		/*
 		 * EINVAL: the file system or the device wants another

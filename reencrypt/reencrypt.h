@@ -112,10 +112,6 @@ int pwrite_all(int fd, const void *buf, size_t len, uint64_t off);
 /* direct.c: the image at @path opened again with O_DIRECT (checked to be
  * the file open on @fd), or -1 when the file system refuses it */
 int image_open_direct(const char *path, int fd);
-/* read all of @len bytes at @off by @dfd; -EINVAL when it is not open (-1),
- * the transfer is not aligned for it, or the kernel says EINVAL (then the
- * caller reads through the page cache instead); 0 or -errno */
-int image_pread_direct(int dfd, void *buf, size_t len, uint64_t off);
 /* write all of @buf at @off: by @dfd when it is open (>= 0) and buf, len
  * and off are aligned for it, else (or when it says EINVAL) by @fd.
  * 0 or -errno */
