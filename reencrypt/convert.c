@@ -436,9 +436,8 @@ static int convert_chunk(struct job *job, struct journal *j, struct bufs *b,
  */
 struct pipe {
 	struct flusher wr, sy;
-	uint64_t prev_pos;	/* c-1: being written, not yet known durable */
-	size_t prev_n;		/* 0: none */
-	uint64_t done;		/* what the journal may call new */
+	size_t prev_n;		/* c-1: being written, not yet known durable; 0: none */
+	uint64_t done;		/* what the journal may call new once @sy returned */
 };
 
 static int convert_chunk2(struct job *job, struct journal *j, struct bufs *b,
@@ -480,15 +479,18 @@ static int convert_chunk2(struct job *job, struct journal *j, struct bufs *b,
 	b->spare = t;
 	memmove(b->fp, b->fp + prev_ns, ns * sizeof(*b->fp));
 	pp->done += pp->prev_n;
-	pp->prev_pos = pos;
 	pp->prev_n = n;
 	return 0;
 }
 
-/* The end of the pipeline: the last chunk durable, no thread left. */
-static int drain_pipe(struct job *job, struct pipe *pp, int rc)
+/*
+ * The end of the pipeline, also after an error or a signal: no thread
+ * left, and with 0 every chunk written is durable (a sync that began after
+ * the last write returned).
+ */
+static int drain_pipe(struct job *job, struct pipe *pp)
 {
-	int src;
+	int rc = 0, src;
 
 	if (pp->wr.running) {
 		src = image_sync(job, &pp->wr);
@@ -550,7 +552,7 @@ int convert_run(struct job *job, struct journal *j)
 	struct pipe pp = { .wr.running = false, .sy.running = false };
 	struct bufs b;
 	uint64_t done;
-	bool two;
+	bool two, durable = false;
 	int rc;
 
 	rc = bufs_alloc(&b, j->chunk, j->fp_per_sector, j->window, job->verify);
@@ -599,11 +601,19 @@ int convert_run(struct job *job, struct journal *j)
 			rc = src;
 	}
 	if (two) {
-		rc = drain_pipe(job, &pp, rc);
+		int drc = drain_pipe(job, &pp);
+
+		/* an I/O error matters more than the signal */
+		if (drc && (!rc || rc == -EINTR))
+			rc = drc;
+		durable = !drc;
 		done = pp.done + pp.prev_n;
 	}
-	/* stopped by a signal, the journal still says how far it came */
-	if (!rc || (rc == -EINTR && two && done > j->done)) {
+	/*
+	 * stopped by a signal, the journal still says how far it came, but
+	 * only what the drain made durable
+	 */
+	if (!rc || (rc == -EINTR && two && durable && done > j->done)) {
 		int jrc = journal_commit(j, done, 0, NULL);
 
 		if (jrc)

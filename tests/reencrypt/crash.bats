@@ -140,6 +140,38 @@ crash_until_done() {
 	[ "$refused" -ge 2 ]
 }
 
+@test "SIGINT at 10 random points, then power loss as it exits: status 3, and the resume ends as aespipe's image" {
+	local n=0 stopped=0 rc at total
+	plain "$TESTDIR/plain" 1M
+	aespipe_enc "$TESTDIR/orig" "$TESTDIR/p_old" -e AES256
+	aespipe_enc "$TESTDIR/expect" "$TESTDIR/p_new" -e AES256
+	FD3=$TESTDIR/p_old FD4=$TESTDIR/p_new
+	cp "$TESTDIR/orig" "$W"
+	rc=$(run_faulty kill 0 0 -e AES256 -p 3 "$W" --new -e AES256 -p 4)
+	[ "$rc" -eq 0 ]
+	total=$(cat "$WORK/count")
+	while [ "$n" -lt 10 ]; do
+		cp "$TESTDIR/orig" "$W"
+		rm -f "$W.reencrypt"
+		# not in the journal's creation (the first 4): it would stop
+		# before the first chunk
+		at=$((RANDOM % (total - 8) + 5))
+		# slow writes: the last one is still running when the sync
+		# before it begins, so only a sync after it makes it durable
+		rc=$(IOFAULT_WRITE_DELAY_US=5000 run_faulty interrupt "$at" 0 \
+			-e AES256 -p 3 "$W" --new -e AES256 -p 4)
+		# 0: the signal came during the last chunk, which it lets finish
+		[ "$rc" -eq 3 ] || [ "$rc" -eq 0 ] || { echo "SIGINT at $at: exit $rc"; cat "$WORK/log"; return 1; }
+		[ "$rc" -eq 0 ] || stopped=$((stopped + 1))
+		rc=$(run_faulty kill 0 0 -e AES256 -p 3 "$W" --new -e AES256 -p 4)
+		[ "$rc" -eq 0 ] || { echo "resume after SIGINT at $at: exit $rc"; cat "$WORK/log"; return 1; }
+		cmp "$W" "$TESTDIR/expect" || { echo "SIGINT at $at: wrong image"; return 1; }
+		n=$((n + 1))
+	done
+	echo "# SIGINT: $n runs, $stopped stopped early" >&3
+	[ "$stopped" -gt 0 ]
+}
+
 @test "a resume with the wrong old or new passphrase is refused before anything is written" {
 	plain "$TESTDIR/plain" 1M
 	aespipe_enc "$TESTDIR/orig" "$TESTDIR/p_old" -e AES256

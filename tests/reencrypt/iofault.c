@@ -20,6 +20,9 @@
  *               tears sectors, a device that does not write one atomically.
  *   corrupt     no crash: operation IOFAULT_CRASH_AT, if it is a write,
  *               writes its data with one bit flipped (a device that lies).
+ *   interrupt   SIGINT before operation IOFAULT_CRASH_AT, and when the
+ *               process exits, the power cut of powerloss: what a tool
+ *               that stops on the signal left unsynced is lost.
  *
  * IOFAULT_SYNC_DELAY_US makes each fsync/fdatasync wait that long before
  * it counts and runs, as a slow disk does: a thread that does not wait for
@@ -102,7 +105,7 @@ static void init(void)
 	crash_at = s ? strtoul(s, NULL, 10) : 0;
 	s = getenv("IOFAULT_MODE");
 	mode = !s || !strcmp(s, "kill") ? 0 : !strcmp(s, "powerloss") ? 1 :
-	       !strcmp(s, "torn") ? 2 : 3;
+	       !strcmp(s, "torn") ? 2 : !strcmp(s, "interrupt") ? 4 : 3;
 	s = getenv("IOFAULT_SYNC_DELAY_US");
 	sync_delay_us = s ? strtoul(s, NULL, 10) : 0;
 	s = getenv("IOFAULT_WRITE_DELAY_US");
@@ -156,7 +159,8 @@ static void watch(int fd)
 	fd_file[fd] = (signed char)(i + 1);
 }
 
-static void crash(void)
+/* undo what is not durable: all of each write, or (torn) pieces of it */
+static void power_cut(void)
 {
 	struct undo *u;
 	size_t p;
@@ -164,7 +168,7 @@ static void crash(void)
 	for (u = pending; mode && u; u = u->prev) {
 		int fd = files[u->file].fd;
 
-		if (mode == 1) {
+		if (mode == 1 || mode == 4) {
 			real_pwrite(fd, u->pre, u->len, u->off);
 			if (u->off + (off_t)u->len > u->old_size)
 				ftruncate(fd, u->old_size > u->off ? u->old_size : u->off);
@@ -176,6 +180,11 @@ static void crash(void)
 					    u->len - p < tear_bytes ? u->len - p : tear_bytes,
 					    u->off + (off_t)p);
 	}
+}
+
+static void crash(void)
+{
+	power_cut();
 	raise(SIGKILL);
 }
 
@@ -186,6 +195,10 @@ static int count_op(void)
 		return 0;
 	if (mode == 3)
 		return 1;
+	if (mode == 4) {
+		raise(SIGINT);
+		return 0;
+	}
 	crash();
 	return 0;
 }
@@ -197,7 +210,7 @@ static struct undo *remember(int fd, size_t len, off_t off)
 	int f = fd_file[fd] - 1;
 	ssize_t n;
 
-	if (mode != 1 && mode != 2)
+	if (mode != 1 && mode != 2 && mode != 4)
 		return NULL;
 	u = calloc(1, sizeof(*u));
 	if (!u)
@@ -425,6 +438,8 @@ static void __attribute__((destructor)) report(void)
 	const char *out = getenv("IOFAULT_COUNT");
 	FILE *f;
 
+	if (mode == 4)
+		power_cut();
 	if (!out || !ops)
 		return;
 	f = fopen(out, "we");
