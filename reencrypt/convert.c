@@ -3,15 +3,19 @@
  * The conversion loop. Write ordering, the invariant a resume relies on:
  *
  *   Before any sector of a chunk is written, the journal durably says
- *   that every sector before the chunk holds new ciphertext and carries
- *   a fingerprint of the old and of the new ciphertext of every sector
- *   in the chunk. The journal moves past a chunk only after the chunk's
- *   new ciphertext is durable. Sectors after the chunk are not written
- *   before that.
+ *   that every sector before the chunks in flight (this one and at most
+ *   one before it) holds new ciphertext, and carries a fingerprint of
+ *   the old ciphertext of every sector in flight (and, in a journal of
+ *   version 1-3, of the new one too, with one chunk in flight). The
+ *   journal moves past a chunk only after the chunk's new ciphertext is
+ *   durable. Sectors after the chunks in flight are not written before
+ *   the journal has moved on.
  *
- * So after a crash each sector of the chunk in flight is old or new,
- * and its fingerprint says which; a sector that is neither (torn by the
- * device) stops the resume instead of being guessed at.
+ * So after a crash each sector in flight is old or new, and the
+ * fingerprint of its old ciphertext says which (classify_sector() has
+ * why one fingerprint suffices); a sector that is neither (torn by the
+ * device) stops the resume instead of being guessed at. The pipeline
+ * that keeps two chunks in flight: convert_chunk2().
  *
  * When the data moves to a higher offset (an in-image LUKS2 header needs
  * the room), the chunks go last to first, no longer than the shift, and
@@ -65,7 +69,9 @@ struct bufs {
 	uint8_t *spare;		/* the other one: the chunk being written behind */
 	uint8_t *plain;		/* the old plaintext, locked, wiped at the end */
 	uint8_t *check;		/* --verify: read back */
-	uint64_t *fp;
+	uint64_t *fp;		/* as the journal holds them: fp_per_sector each */
+	uint32_t fp_per_sector;
+	size_t fp_base;		/* where in fp the chunk being encrypted starts */
 	size_t size;
 };
 
@@ -83,7 +89,7 @@ static int image_read(struct job *job, void *buf, size_t len, uint64_t off)
 /* write the new data of [pos, pos + len) and make it durable */
 static int image_write(struct job *job, const void *buf, size_t len, uint64_t pos)
 {
-	int rc = pwrite_all(job->img_fd, buf, len, job->new_off + pos);
+	int rc = image_pwrite(job->img_fd, job->img_dfd, buf, len, job->new_off + pos);
 
 	if (!rc && fdatasync(job->img_fd) < 0)
 		rc = -errno;
@@ -100,7 +106,7 @@ static int image_write(struct job *job, const void *buf, size_t len, uint64_t po
 static void image_write_async(struct job *job, const void *buf, size_t len, uint64_t pos,
 			      struct flusher *f)
 {
-	flush_start_write(f, job->img_fd, buf, len, job->new_off + pos);
+	flush_start_write(f, job->img_fd, job->img_dfd, buf, len, job->new_off + pos);
 }
 
 /* wait until what was written is durable: the sync started after the write */
@@ -170,51 +176,100 @@ static int redo_moved(struct job *job, struct journal *j, struct bufs *b)
 	return rc;
 }
 
-/* Finish the chunk a crash interrupted, sector by sector. */
+/*
+ * Which of its two contents sector @sector holds, in @s: 1 new, 0 old,
+ * -EIO neither (torn by the device), -EKEYREJECTED (a version 1-3
+ * journal: the keys differ from the first run), or -errno. For an old
+ * one, @s and @plain hold its new ciphertext and its plaintext after.
+ *
+ * A version 4 journal has only the fingerprint F of the old ciphertext
+ * C. Any other content X is taken as new only when the old cipher
+ * applied to the new cipher's decryption of X gives back a sector whose
+ * fingerprint is F. Both ciphers are deterministic bijections of a
+ * sector for a given sector number and key (every format's IV depends
+ * on nothing else), so that content is C, up to a collision of the
+ * 64-bit fingerprint, and X, its image under the new cipher, is exactly
+ * the new ciphertext of C's plaintext: no torn mix of C and the new
+ * ciphertext passes. This is what lets the journal be written before the
+ * chunk is encrypted, and the conversion fingerprint each sector once.
+ */
+static int classify_sector(struct job *job, const struct journal *j, uint64_t sector,
+			   size_t i, uint8_t *s, uint8_t *plain)
+{
+	uint64_t f = sector_fingerprint(s), fold;
+	int rc;
+
+	fold = j->fp_per_sector == 2 ? j->fp[2 * i] : j->fp[i];
+	if (j->fp_per_sector == 2 && f == j->fp[2 * i + 1])
+		return 1;
+	if (f == fold) {
+		rc = loop_crypt_decrypt(job->old.crypt, sector, plain, s, 1);
+		if (!rc)
+			rc = new_encrypt(job, sector, s, plain, 1);
+		if (!rc && j->fp_per_sector == 2 && sector_fingerprint(s) != j->fp[2 * i + 1])
+			rc = -EKEYREJECTED;
+		return rc;
+	}
+	if (j->fp_per_sector == 2)
+		return -EIO;
+	/* not the old ciphertext: new, if it maps back onto it */
+	rc = new_decrypt(job, sector, plain, s, 1);
+	if (!rc)
+		rc = loop_crypt_encrypt(job->old.crypt, sector, plain, plain, 1);
+	if (!rc)
+		rc = sector_fingerprint(plain) == fold ? 1 : -EIO;
+	explicit_bzero(plain, LOOP_SECTOR_SIZE);
+	return rc;
+}
+
+/*
+ * Finish the chunks a crash interrupted (up to j->window of them), sector
+ * by sector, a buffer's worth at a time.
+ */
 static int finish_inflight(struct job *job, struct journal *j, struct bufs *b)
 {
-	uint64_t pos = j->done;
-	size_t n = j->inflight, ns = n / LOOP_SECTOR_SIZE, i, todo = 0;
+	size_t ns = j->inflight / LOOP_SECTOR_SIZE, per = b->size / LOOP_SECTOR_SIZE;
+	size_t first, i, k, todo;
 	uint8_t *isnew;
-	int rc;
+	int rc = 0;
 
 	if (job_moves(job))
 		return redo_moved(job, j, b);
-	isnew = calloc(ns, 1);
+	isnew = calloc(per, 1);
 	if (!isnew)
 		return -ENOMEM;
-	rc = image_read(job, b->cipher, n, job->data_off + pos);
-	for (i = 0; !rc && i < ns; i++) {
-		uint8_t *s = b->cipher + i * LOOP_SECTOR_SIZE;
-		uint64_t sector = pos / LOOP_SECTOR_SIZE + i, f = sector_fingerprint(s);
+	for (first = 0; !rc && first < ns; first += k) {
+		uint64_t pos = j->done + (uint64_t)first * LOOP_SECTOR_SIZE;
 
-		if (f == j->fp[2 * i + 1]) {
-			isnew[i] = 1;
-			continue;
+		k = ns - first < per ? ns - first : per;
+		todo = 0;
+		rc = image_read(job, b->cipher, k * LOOP_SECTOR_SIZE, job->data_off + pos);
+		for (i = 0; !rc && i < k; i++) {
+			uint64_t sector = pos / LOOP_SECTOR_SIZE + i;
+
+			rc = classify_sector(job, j, sector, first + i,
+					     b->cipher + i * LOOP_SECTOR_SIZE,
+					     b->plain + i * LOOP_SECTOR_SIZE);
+			if (rc == -EIO)
+				warnx("%s: sector %llu holds neither its old nor its new "
+				      "ciphertext (torn by the device); cannot resume safely",
+				      job->image,
+				      (unsigned long long)(job->data_off / LOOP_SECTOR_SIZE + sector));
+			if (rc == -EKEYREJECTED)
+				warnx("%s: sector %llu does not re-encrypt to what the journal "
+				      "recorded; the keys differ from the first run", job->image,
+				      (unsigned long long)(job->data_off / LOOP_SECTOR_SIZE + sector));
+			isnew[i] = rc == 1;
+			if (rc == 1)
+				rc = 0;
+			else if (!rc)
+				todo++;
 		}
-		if (f != j->fp[2 * i]) {
-			warnx("%s: sector %llu holds neither its old nor its new ciphertext "
-			      "(torn by the device); cannot resume safely", job->image,
-			      (unsigned long long)(job->data_off / LOOP_SECTOR_SIZE + sector));
-			rc = -EIO;
-			break;
-		}
-		rc = loop_crypt_decrypt(job->old.crypt, sector, b->plain + i * LOOP_SECTOR_SIZE, s, 1);
-		if (!rc)
-			rc = new_encrypt(job, sector, s,
-					       b->plain + i * LOOP_SECTOR_SIZE, 1);
-		if (!rc && sector_fingerprint(s) != j->fp[2 * i + 1]) {
-			warnx("%s: sector %llu does not re-encrypt to what the journal "
-			      "recorded; the keys differ from the first run", job->image,
-			      (unsigned long long)(job->data_off / LOOP_SECTOR_SIZE + sector));
-			rc = -EKEYREJECTED;
-		}
-		todo++;
+		if (!rc && todo)
+			rc = image_write(job, b->cipher, k * LOOP_SECTOR_SIZE, pos);
+		if (!rc && todo && job->verify)
+			rc = verify_chunk(job, b, k * LOOP_SECTOR_SIZE, pos, isnew);
 	}
-	if (!rc && todo)
-		rc = image_write(job, b->cipher, n, pos);
-	if (!rc && todo && job->verify)
-		rc = verify_chunk(job, b, n, pos, isnew);
 	free(isnew);
 	return rc;
 }
@@ -240,9 +295,11 @@ static int crypt_batch(struct job *job, struct bufs *b, uint64_t s, size_t first
 {
 	uint8_t *c = b->cipher + first * LOOP_SECTOR_SIZE;
 	uint8_t *p = b->plain + first * LOOP_SECTOR_SIZE;
+	uint64_t *f = b->fp + b->fp_base;
 	/* a moving chunk is redone whole after a crash: no fingerprints */
 	bool fp = !job_moves(job);
-	size_t i;
+	/* a version 1-3 journal holds the new ciphertext's fingerprints too */
+	size_t i, step = b->fp_per_sector;
 	int rc;
 
 	/* read here, so that the passes below find the batch in the cache */
@@ -253,12 +310,12 @@ static int crypt_batch(struct job *job, struct bufs *b, uint64_t s, size_t first
 			return rc;
 	}
 	for (i = 0; fp && i < count; i++)
-		b->fp[2 * (first + i)] = sector_fingerprint(c + i * LOOP_SECTOR_SIZE);
+		f[step * (first + i)] = sector_fingerprint(c + i * LOOP_SECTOR_SIZE);
 	rc = loop_crypt_decrypt(job->old.crypt, s, p, c, count);
 	if (!rc)
 		rc = new_encrypt(job, s, c, p, count);
-	for (i = 0; fp && !rc && i < count; i++)
-		b->fp[2 * (first + i) + 1] = sector_fingerprint(c + i * LOOP_SECTOR_SIZE);
+	for (i = 0; fp && step == 2 && !rc && i < count; i++)
+		f[2 * (first + i) + 1] = sector_fingerprint(c + i * LOOP_SECTOR_SIZE);
 	return rc;
 }
 
@@ -358,16 +415,111 @@ static int convert_chunk(struct job *job, struct journal *j, struct bufs *b,
 	return rc;
 }
 
-static int bufs_alloc(struct bufs *b, size_t chunk, bool verify)
+/*
+ * Two chunks in flight (a version 4 journal, in place, without --verify).
+ * The pipeline, for chunk c, while chunk c-1 is written in the background
+ * (@wr) and an fdatasync that started after c-2's write returned runs in
+ * another thread (@sy):
+ *
+ *   1. read and encrypt c, fingerprinting its old ciphertext;
+ *   2. wait for @sy: c-2 is durable;
+ *   3. the journal durably says: everything before c-1 is new, c-1 and c
+ *      are in flight, with their fingerprints;
+ *   4. wait for @wr: c-1's write returned;
+ *   5. start an fdatasync (it makes c-1 durable) and the write of c.
+ *
+ * So the device writes c while c-1's sync and the journal's run, instead
+ * of idling through them, and the invariant holds as in one-chunk steps:
+ * no sector is written before the journal describes it (3 before 5), and
+ * the journal counts a chunk done only after a sync that began after its
+ * write returned (5 of c, then 2 and 3 of c+2).
+ */
+struct pipe {
+	struct flusher wr, sy;
+	size_t prev_n;		/* c-1: being written, not yet known durable; 0: none */
+	uint64_t done;		/* what the journal may call new once @sy returned */
+};
+
+static int convert_chunk2(struct job *job, struct journal *j, struct bufs *b,
+			  struct pipe *pp, uint64_t pos, size_t n)
+{
+	size_t ns = n / LOOP_SECTOR_SIZE, prev_ns = pp->prev_n / LOOP_SECTOR_SIZE;
+	uint8_t *t;
+	int rc;
+
+	/* 1: the fingerprints of c go after those of c-1 */
+	b->fp_base = prev_ns;
+	rc = crypt_chunk(job, b, pos / LOOP_SECTOR_SIZE, ns, job->data_off + pos);
+	/* 2 */
+	if (pp->sy.running) {
+		int src = image_sync(job, &pp->sy);
+
+		rc = rc ? rc : src;
+	}
+	if (rc)
+		return rc;
+	/* 3 */
+	rc = journal_commit(j, pp->done, (uint32_t)(pp->prev_n + n), b->fp);
+	if (rc) {
+		warnx("%s: cannot write the journal: %s", job->journal_path, strerror(-rc));
+		return rc;
+	}
+	/* 4 */
+	if (pp->wr.running) {
+		rc = image_sync(job, &pp->wr);
+		if (rc)
+			return rc;
+	}
+	/* 5: c-1's buffer is free again, and c's fingerprints go first */
+	if (pp->prev_n)
+		flush_start(&pp->sy, job->img_fd, -1, NULL, 0, 0, true);
+	flush_start(&pp->wr, job->img_fd, job->img_dfd, b->cipher, n, job->new_off + pos, false);
+	t = b->cipher;
+	b->cipher = b->spare;
+	b->spare = t;
+	memmove(b->fp, b->fp + prev_ns, ns * sizeof(*b->fp));
+	pp->done += pp->prev_n;
+	pp->prev_n = n;
+	return 0;
+}
+
+/*
+ * The end of the pipeline, also after an error or a signal: no thread
+ * left, and with 0 every chunk written is durable (a sync that began after
+ * the last write returned).
+ */
+static int drain_pipe(struct job *job, struct pipe *pp)
+{
+	int rc = 0, src;
+
+	if (pp->wr.running) {
+		src = image_sync(job, &pp->wr);
+		rc = rc ? rc : src;
+	}
+	if (pp->sy.running) {
+		src = image_sync(job, &pp->sy);
+		rc = rc ? rc : src;
+	}
+	if (!rc && pp->prev_n) {
+		flush_start(&pp->sy, job->img_fd, -1, NULL, 0, 0, true);
+		rc = image_sync(job, &pp->sy);
+	}
+	return rc;
+}
+
+static int bufs_alloc(struct bufs *b, size_t chunk, uint32_t fp_per_sector, uint32_t window,
+		      bool verify)
 {
 	memset(b, 0, sizeof(*b));
 	b->size = chunk;
+	b->fp_per_sector = fp_per_sector;
 	b->cipher = aligned_alloc(4096, chunk);
 	/* the chunk being written and synced while the next is encrypted */
 	b->spare = aligned_alloc(4096, chunk);
 	b->plain = aligned_alloc(4096, chunk);
 	b->check = verify ? aligned_alloc(4096, chunk) : NULL;
-	b->fp = calloc(2 * (chunk / LOOP_SECTOR_SIZE), sizeof(uint64_t));
+	b->fp = calloc((size_t)fp_per_sector * window * (chunk / LOOP_SECTOR_SIZE),
+		       sizeof(uint64_t));
 	if (!b->cipher || !b->spare || !b->plain || (verify && !b->check) || !b->fp)
 		return -ENOMEM;
 	/* the plaintext is what the encryption protects: keep it off swap */
@@ -397,19 +549,30 @@ static void bufs_free(struct bufs *b)
 int convert_run(struct job *job, struct journal *j)
 {
 	struct flusher f = { .running = false };
+	struct pipe pp = { .wr.running = false, .sy.running = false };
 	struct bufs b;
 	uint64_t done;
+	bool two, durable = false;
 	int rc;
 
-	rc = bufs_alloc(&b, j->chunk, job->verify);
+	rc = bufs_alloc(&b, j->chunk, j->fp_per_sector, j->window, job->verify);
 	if (rc)
 		goto out;
+	/* the new ciphertext around the page cache, where it can be (direct.c) */
+	job->img_dfd = image_open_direct(job->image, job->img_fd);
 	if (j->inflight) {
 		rc = finish_inflight(job, j, &b);
 		if (rc)
 			goto out;
 	}
 	done = j->done + j->inflight;
+	/*
+	 * two chunks in flight where the journal has room for them; not when
+	 * the data moves (a chunk's new place is the next one's old place) nor
+	 * with --verify (it reads each chunk back once it is durable)
+	 */
+	two = j->window == 2 && !job_moves(job) && !job->verify;
+	pp.done = done;
 	progress_start(job->progress, job->data_len, done);
 	while (done < job->data_len) {
 		size_t n = job->data_len - done < j->chunk ? job->data_len - done : j->chunk;
@@ -420,7 +583,10 @@ int convert_run(struct job *job, struct journal *j)
 			rc = -EINTR;
 			break;
 		}
-		rc = convert_chunk(job, j, &b, done, pos, n, &f);
+		if (two)
+			rc = convert_chunk2(job, j, &b, &pp, pos, n);
+		else
+			rc = convert_chunk(job, j, &b, done, pos, n, &f);
 		if (rc)
 			break;
 		done += n;
@@ -434,13 +600,31 @@ int convert_run(struct job *job, struct journal *j)
 		if (!rc)
 			rc = src;
 	}
-	if (!rc) {
-		rc = journal_commit(j, job->data_len, 0, NULL);
-		if (rc)
+	if (two) {
+		int drc = drain_pipe(job, &pp);
+
+		/* an I/O error matters more than the signal */
+		if (drc && (!rc || rc == -EINTR))
+			rc = drc;
+		durable = !drc;
+		done = pp.done + pp.prev_n;
+	}
+	/*
+	 * stopped by a signal, the journal still says how far it came, but
+	 * only what the drain made durable
+	 */
+	if (!rc || (rc == -EINTR && two && durable && done > j->done)) {
+		int jrc = journal_commit(j, done, 0, NULL);
+
+		if (jrc)
 			warnx("%s: cannot write the journal: %s", job->journal_path,
-			      strerror(-rc));
+			      strerror(-jrc));
+		rc = rc ? rc : jrc;
 	}
 out:
+	if (job->img_dfd >= 0)
+		close(job->img_dfd);
+	job->img_dfd = -1;
 	bufs_free(&b);
 	return rc;
 }

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Write a chunk and make it durable while the next one is read and
- * encrypted: the write and the fdatasync(2) of the image run in a thread
- * of their own. The caller starts it only after the journal describes the
- * chunk, waits for it before the journal may say the chunk is done, and
- * writes nothing to the image while it runs, so "durable" means what
- * fdatasync says and the write order is the one the caller would have.
+ * Write a chunk, make the image durable, or both in turn, while the
+ * caller reads and encrypts the next chunk: the write and the
+ * fdatasync(2) of the image run in a thread of their own. The caller
+ * starts a write only after the journal describes the chunk, and counts
+ * a chunk durable only after an fdatasync that started after the chunk's
+ * write returned, so "durable" means what fdatasync says.
  */
 #include "config.h"
 
@@ -24,23 +24,28 @@ static void *flush_thread(void *arg)
 	struct flusher *f = arg;
 
 	if (f->buf) {
-		f->rc = pwrite_all(f->fd, f->buf, f->len, f->off);
+		f->rc = image_pwrite(f->fd, f->dfd, f->buf, f->len, f->off);
 		f->write_failed = f->rc != 0;
 		if (f->rc)
 			return NULL;
 	}
-	f->rc = fdatasync(f->fd) < 0 ? -errno : 0;
+	if (f->sync)
+		f->rc = fdatasync(f->fd) < 0 ? -errno : 0;
 	return NULL;
 }
 
-void flush_start(struct flusher *f, int fd)
+void flush_start_write(struct flusher *f, int fd, int dfd, const void *buf, size_t len,
+		       uint64_t off)
 {
-	flush_start_write(f, fd, NULL, 0, 0);
+	flush_start(f, fd, dfd, buf, len, off, true);
 }
 
-void flush_start_write(struct flusher *f, int fd, const void *buf, size_t len, uint64_t off)
+void flush_start(struct flusher *f, int fd, int dfd, const void *buf, size_t len,
+		 uint64_t off, bool sync)
 {
 	f->fd = fd;
+	f->dfd = dfd;
+	f->sync = sync;
 	f->rc = 0;
 	f->write_failed = false;
 	f->buf = buf;

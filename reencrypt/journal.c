@@ -27,8 +27,12 @@
 #define SLOT_MAGIC "CLRSLOT1"
 /* version 2 adds the new data offset (the data moves for an in-image
  * LUKS2 header); a version 1 journal has the data stay where it is.
- * Version 3 adds where the LUKS2 header goes: kind, fingerprint, path. */
-#define JOURNAL_VERSION 3
+ * Version 3 adds where the LUKS2 header goes: kind, fingerprint, path.
+ * Version 4 has the header of version 3, and its slots hold one
+ * fingerprint per sector instead of two. */
+#define JOURNAL_VERSION 4
+/* the last version whose slots hold two fingerprints per sector */
+#define JOURNAL_VERSION_FP_PAIRS 3
 #define SIDE_BYTES 80
 #define HEADER_USED_V1 232
 #define HEADER_USED_V2 240
@@ -41,9 +45,22 @@ static void put64(uint8_t *p, uint64_t v) { v = htole64(v); memcpy(p, &v, 8); }
 static uint32_t get32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return le32toh(v); }
 static uint64_t get64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return le64toh(v); }
 
-static uint32_t slot_size_for(uint32_t chunk)
+/* the sectors a slot can describe */
+static uint32_t slot_sectors(const struct journal *j)
 {
-	uint32_t used = SLOT_FIXED + 16 * (chunk / LOOP_SECTOR_SIZE) + SHA_LEN;
+	return j->window * (j->chunk / LOOP_SECTOR_SIZE);
+}
+
+/* a journal's format by its version: fingerprints per sector, chunks in flight */
+static void set_format(struct journal *j, uint32_t version)
+{
+	j->fp_per_sector = version <= JOURNAL_VERSION_FP_PAIRS ? 2 : 1;
+	j->window = version <= JOURNAL_VERSION_FP_PAIRS ? 1 : 2;
+}
+
+static uint32_t slot_size_for(const struct journal *j)
+{
+	uint32_t used = SLOT_FIXED + 8 * j->fp_per_sector * slot_sectors(j) + SHA_LEN;
 
 	return (used + 4095) & ~4095u;
 }
@@ -95,9 +112,9 @@ static void get_side(const uint8_t *p, struct journal_side *s)
 
 static int alloc_buffers(struct journal *j)
 {
-	j->slot_size = slot_size_for(j->chunk);
+	j->slot_size = slot_size_for(j);
 	j->slot = calloc(1, j->slot_size);
-	j->fp = calloc(2 * (j->chunk / LOOP_SECTOR_SIZE), sizeof(uint64_t));
+	j->fp = calloc((size_t)j->fp_per_sector * slot_sectors(j), sizeof(uint64_t));
 	return j->slot && j->fp ? 0 : -ENOMEM;
 }
 
@@ -119,6 +136,7 @@ int journal_create(struct journal *j, const char *path)
 		return -EEXIST;
 	if (snprintf(tmp, sizeof(tmp), "%s.new", path) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
+	set_format(j, JOURNAL_VERSION);
 	rc = alloc_buffers(j);
 	if (rc)
 		return rc;
@@ -193,9 +211,9 @@ static int load_slot(struct journal *j, int idx, uint64_t *seq)
 	if (memcmp(j->slot, SLOT_MAGIC, 8))
 		return 0;
 	nsect = get32(j->slot + 28);
-	if (nsect > j->chunk / LOOP_SECTOR_SIZE)
+	if (nsect > slot_sectors(j))
 		return 0;
-	used = SLOT_FIXED + 16 * nsect;
+	used = SLOT_FIXED + 8 * j->fp_per_sector * nsect;
 	gcry_md_hash_buffer(GCRY_MD_SHA256, sha, j->slot, used);
 	if (memcmp(sha, j->slot + used, SHA_LEN))
 		return 0;
@@ -210,7 +228,7 @@ static void use_slot(struct journal *j)
 	j->seq = get64(j->slot + 8);
 	j->done = get64(j->slot + 16);
 	j->inflight = get32(j->slot + 24);
-	for (i = 0; i < 2 * nsect; i++)
+	for (i = 0; i < j->fp_per_sector * nsect; i++)
 		j->fp[i] = get64(j->slot + SLOT_FIXED + 8 * i);
 }
 
@@ -227,6 +245,7 @@ static int read_header(int fd, struct journal *j)
 	if (version < 1 || version > JOURNAL_VERSION)
 		return -EBADMSG;
 	used = version == 1 ? HEADER_USED_V1 : version == 2 ? HEADER_USED_V2 : HEADER_USED;
+	set_format(j, version);
 	gcry_md_hash_buffer(GCRY_MD_SHA256, sha, hdr, used);
 	if (memcmp(sha, hdr + used, SHA_LEN))
 		return -EBADMSG;
@@ -295,7 +314,7 @@ int journal_open(struct journal *j, const char *path)
 		use_slot(j);
 	}
 	rc = -EBADMSG;
-	if (j->done > j->data_len || j->inflight > j->chunk ||
+	if (j->done > j->data_len || j->inflight > (uint64_t)j->window * j->chunk ||
 	    j->done + j->inflight > j->data_len)
 		goto fail;
 	return 0;
@@ -308,7 +327,8 @@ fail:
 int journal_commit(struct journal *j, uint64_t done, uint32_t inflight,
 		   const uint64_t *fp)
 {
-	uint32_t nsect = inflight / LOOP_SECTOR_SIZE, used = SLOT_FIXED + 16 * nsect, i;
+	uint32_t nsect = inflight / LOOP_SECTOR_SIZE, nfp = j->fp_per_sector * nsect, i;
+	uint32_t used = SLOT_FIXED + 8 * nfp;
 	uint64_t seq = j->seq + 1;
 	int rc;
 
@@ -318,7 +338,7 @@ int journal_commit(struct journal *j, uint64_t done, uint32_t inflight,
 	put64(j->slot + 16, done);
 	put32(j->slot + 24, inflight);
 	put32(j->slot + 28, nsect);
-	for (i = 0; i < 2 * nsect; i++)
+	for (i = 0; i < nfp; i++)
 		put64(j->slot + SLOT_FIXED + 8 * i, fp[i]);
 	gcry_md_hash_buffer(GCRY_MD_SHA256, j->slot + used, j->slot, used);
 	/* the slot the current state is not in: a torn write leaves it intact */
@@ -332,7 +352,7 @@ int journal_commit(struct journal *j, uint64_t done, uint32_t inflight,
 	j->done = done;
 	j->inflight = inflight;
 	if (fp != j->fp)
-		memcpy(j->fp, fp, 2 * (size_t)nsect * sizeof(uint64_t));
+		memcpy(j->fp, fp, (size_t)nfp * sizeof(uint64_t));
 	return 0;
 }
 

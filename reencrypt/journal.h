@@ -9,6 +9,12 @@
  * valid when its checksum matches; the valid slot with the higher
  * sequence number is the current one, so a torn slot write falls back to
  * the previous slot, which is still true.
+ *
+ * A slot holds one fingerprint per sector in flight: of its old
+ * ciphertext (version 4), and up to two chunks are in flight. Versions 1
+ * to 3 held two fingerprints, of the old and of the new ciphertext, for
+ * one chunk at most; such a journal is resumed and carried on in its own
+ * format. Why one is enough: convert.c, classify_sector().
  */
 #ifndef REENCRYPT_JOURNAL_H
 #define REENCRYPT_JOURNAL_H
@@ -67,7 +73,13 @@ struct journal {
 	 */
 	uint64_t done;
 	uint32_t inflight;	/* bytes next to those being written, 0: none */
-	uint64_t *fp;		/* 2 per sector of the chunk: old, new */
+	/*
+	 * fingerprints per sector of the chunk: 1 (version 4: the old
+	 * ciphertext's) or 2 (versions 1-3: the old and the new one's)
+	 */
+	uint32_t fp_per_sector;
+	uint32_t window;	/* chunks in flight at most: 2 (version 4) or 1 */
+	uint64_t *fp;
 	/* slot buffer */
 	uint8_t *slot;
 	uint32_t slot_size;
@@ -100,7 +112,8 @@ int journal_peek(struct journal *j, const char *path);
 
 /*
  * Durably record: [0, done) holds new data, [done, done+inflight) is
- * being written with these fingerprints (2 per sector). 0 or -errno.
+ * being written with these fingerprints (j->fp_per_sector per sector).
+ * 0 or -errno.
  */
 int journal_commit(struct journal *j, uint64_t done, uint32_t inflight,
 		   const uint64_t *fp);

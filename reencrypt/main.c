@@ -576,6 +576,7 @@ int main(int argc, char **argv)
 	loop_attach_opts_init(&cl.job.old.k);
 	loop_attach_opts_init(&cl.job.new.k);
 	cl.job.img_fd = -1;
+	cl.job.img_dfd = -1;
 	gcrypt_init();
 	parse_cmdline(argc, argv, &cl);
 	check_luks2_options(&cl);

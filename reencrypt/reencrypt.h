@@ -32,6 +32,7 @@ struct job {
 	const char *image;
 	char *journal_path;
 	int img_fd;
+	int img_dfd;		/* convert.c: the image with O_DIRECT, or -1 */
 	bool is_blockdev;
 	uint64_t data_off;	/* where the encrypted data starts, bytes */
 	uint64_t data_len;	/* how much of it is re-encrypted, bytes */
@@ -84,24 +85,37 @@ extern volatile sig_atomic_t reencrypt_stop;
 #include <pthread.h>
 struct flusher {
 	int fd;
+	int dfd;		/* the image open with O_DIRECT, or -1 */
 	int rc;
 	bool running, threaded;
+	bool sync;		/* fdatasync after the write (if any) */
 	bool write_failed;	/* rc is the write's, not the sync's */
 	const void *buf;	/* what to write first (len bytes at off), or NULL */
 	size_t len;
 	uint64_t off;
 	pthread_t tid;
 };
-void flush_start(struct flusher *f, int fd);
-/* write @len bytes of @buf at @off, then fdatasync; @buf must stay
+/* write @len bytes of @buf at @off (by image_pwrite() with @fd and @dfd)
+ * unless @buf is NULL, then with @sync fdatasync @fd; @buf must stay
  * untouched until flush_wait() */
-void flush_start_write(struct flusher *f, int fd, const void *buf, size_t len, uint64_t off);
+void flush_start(struct flusher *f, int fd, int dfd, const void *buf, size_t len,
+		 uint64_t off, bool sync);
+/* flush_start() with the write and the sync */
+void flush_start_write(struct flusher *f, int fd, int dfd, const void *buf, size_t len,
+		       uint64_t off);
 int flush_wait(struct flusher *f);	/* 0 or -errno of the write or the fdatasync */
 /* fsync @path, or with @dir the directory holding it; 0 or -errno */
 int sync_path(const char *path, bool dir);
 /* io.c: all of @len bytes at @off, or -errno (-ENODATA: read past the end) */
 int pread_all(int fd, void *buf, size_t len, uint64_t off);
 int pwrite_all(int fd, const void *buf, size_t len, uint64_t off);
+/* direct.c: the image at @path opened again with O_DIRECT (checked to be
+ * the file open on @fd), or -1 when the file system refuses it */
+int image_open_direct(const char *path, int fd);
+/* write all of @buf at @off: by @dfd when it is open (>= 0) and buf, len
+ * and off are aligned for it, else (or when it says EINVAL) by @fd.
+ * 0 or -errno */
+int image_pwrite(int fd, int dfd, const void *buf, size_t len, uint64_t off);
 
 /* progress.c */
 void progress_start(enum progress_mode mode, uint64_t total, uint64_t done);

@@ -88,7 +88,9 @@ crash_until_done() {
 	aespipe_enc "$TESTDIR/orig" "$TESTDIR/p_old" -e AES256
 	aespipe_enc "$TESTDIR/expect" "$TESTDIR/p_new" -e AES256
 	FD3=$TESTDIR/p_old FD4=$TESTDIR/p_new
-	crash_until_done powerloss 20 "$TESTDIR/orig" "$TESTDIR/expect" \
+	# writes as slow as syncs: a sync must not be counted for a chunk
+	# whose write was still running in another thread when it began
+	IOFAULT_WRITE_DELAY_US=5000 crash_until_done powerloss 20 "$TESTDIR/orig" "$TESTDIR/expect" \
 		-e AES256 -p 3 "$W" --new -e AES256 -p 4
 }
 
@@ -99,6 +101,75 @@ crash_until_done() {
 	crash_until_done torn 20 "$TESTDIR/orig" "$TESTDIR/expect" \
 		-e AES128 --cleartext-keyfile "$KEYS/keys64.txt" "$W" \
 		--new -e AES256 --cleartext-keyfile "$KEYS/keys65.txt"
+}
+
+@test "power loss tearing sectors (64-byte pieces of unsynced writes undone): a torn sector stops the resume, never a wrong image" {
+	local crashes=0 refused=0 rc at total
+	plain "$TESTDIR/plain" 1M
+	aespipe_enc "$TESTDIR/orig" "$TESTDIR/p_old" -e AES256
+	aespipe_enc "$TESTDIR/expect" "$TESTDIR/p_new" -e AES256
+	FD3=$TESTDIR/p_old FD4=$TESTDIR/p_new
+	cp "$TESTDIR/orig" "$W"
+	rc=$(run_faulty kill 0 0 -e AES256 -p 3 "$W" --new -e AES256 -p 4)
+	[ "$rc" -eq 0 ]
+	total=$(cat "$WORK/count")
+	# until 10 crashes, 2 of them refused; a crash with no image write
+	# pending leaves no torn sector, so the refusals come at random
+	while [ "$crashes" -lt 10 ] || { [ "$refused" -lt 2 ] && [ "$crashes" -lt 80 ]; }; do
+		cp "$TESTDIR/orig" "$W"
+		rm -f "$W.reencrypt" "$WORK/log"
+		at=$((RANDOM % total + 1))
+		rc=$(IOFAULT_TEAR_BYTES=64 run_faulty torn "$at" "$RANDOM" \
+			-e AES256 -p 3 "$W" --new -e AES256 -p 4)
+		[ "$rc" -eq 137 ] || { echo "no crash at $at: exit $rc"; cat "$WORK/log"; return 1; }
+		crashes=$((crashes + 1))
+		cp "$W" "$WORK/before"
+		rc=$(run_faulty kill 0 0 -e AES256 -p 3 "$W" --new -e AES256 -p 4)
+		if [ "$rc" -eq 0 ]; then
+			cmp "$W" "$TESTDIR/expect" || { echo "crash $crashes at $at: wrong image"; return 1; }
+			continue
+		fi
+		# the refusal names the torn sector and writes nothing
+		[ "$rc" -eq 1 ] || { echo "exit $rc"; cat "$WORK/log"; return 1; }
+		grep -q "holds neither its old nor its new ciphertext (torn by the device)" "$WORK/log"
+		cmp "$W" "$WORK/before"
+		refused=$((refused + 1))
+	done
+	echo "# torn sectors: $crashes crashes, $refused resumes refused" >&3
+	# crashes in the middle of an image write tear sectors: some must have
+	[ "$refused" -ge 2 ]
+}
+
+@test "SIGINT at 10 random points, then power loss as it exits: status 3, and the resume ends as aespipe's image" {
+	local n=0 stopped=0 rc at total
+	plain "$TESTDIR/plain" 1M
+	aespipe_enc "$TESTDIR/orig" "$TESTDIR/p_old" -e AES256
+	aespipe_enc "$TESTDIR/expect" "$TESTDIR/p_new" -e AES256
+	FD3=$TESTDIR/p_old FD4=$TESTDIR/p_new
+	cp "$TESTDIR/orig" "$W"
+	rc=$(run_faulty kill 0 0 -e AES256 -p 3 "$W" --new -e AES256 -p 4)
+	[ "$rc" -eq 0 ]
+	total=$(cat "$WORK/count")
+	while [ "$n" -lt 10 ]; do
+		cp "$TESTDIR/orig" "$W"
+		rm -f "$W.reencrypt"
+		# not in the journal's creation (the first 4): it would stop
+		# before the first chunk
+		at=$((RANDOM % (total - 8) + 5))
+		# slow writes: the last one is still running when the sync
+		# before it begins, so only a sync after it makes it durable
+		rc=$(IOFAULT_WRITE_DELAY_US=5000 run_faulty interrupt "$at" 0 \
+			-e AES256 -p 3 "$W" --new -e AES256 -p 4)
+		# 0: the signal came during the last chunk, which it lets finish
+		[ "$rc" -eq 3 ] || [ "$rc" -eq 0 ] || { echo "SIGINT at $at: exit $rc"; cat "$WORK/log"; return 1; }
+		[ "$rc" -eq 0 ] || stopped=$((stopped + 1))
+		rc=$(run_faulty kill 0 0 -e AES256 -p 3 "$W" --new -e AES256 -p 4)
+		[ "$rc" -eq 0 ] || { echo "resume after SIGINT at $at: exit $rc"; cat "$WORK/log"; return 1; }
+		cmp "$W" "$TESTDIR/expect" || { echo "SIGINT at $at: wrong image"; return 1; }
+		n=$((n + 1))
+	done
+	echo "# SIGINT: $n runs, $stopped stopped early" >&3
+	[ "$stopped" -gt 0 ]
 }
 
 @test "a resume with the wrong old or new passphrase is refused before anything is written" {
@@ -136,17 +207,18 @@ crash_until_done() {
 	aespipe_enc "$TESTDIR/orig" "$TESTDIR/p_old" -e AES256
 	aespipe_enc "$TESTDIR/expect" "$TESTDIR/p_new" -e AES256
 	FD3=$TESTDIR/p_old FD4=$TESTDIR/p_new
-	# operations: the journal's two slots written blank, its header, its
-	# sync, then per chunk: journal slot, its sync, the chunk, ... so 7 is
-	# the first write to the image.
+	# the journal away from the watched path: operation 1 is the first
+	# write to the image, whichever thread makes it (its middle: sector 64)
 	cp "$TESTDIR/orig" "$W"
-	rc=$(run_faulty corrupt 7 0 --verify -e AES256 -p 3 "$W" --new -e AES256 -p 4)
+	rc=$(run_faulty corrupt 1 0 --verify --journal "$WORK/journal" \
+		-e AES256 -p 3 "$W" --new -e AES256 -p 4)
 	[ "$rc" -eq 1 ]
 	grep -q "verification failed: sector 64 does not decrypt to what it held" "$WORK/log"
 	# without --verify the lie goes unnoticed
 	cp "$TESTDIR/orig" "$W"
-	rm "$W.reencrypt"
-	rc=$(run_faulty corrupt 7 0 -e AES256 -p 3 "$W" --new -e AES256 -p 4)
+	rm "$WORK/journal"
+	rc=$(run_faulty corrupt 1 0 --journal "$WORK/journal" \
+		-e AES256 -p 3 "$W" --new -e AES256 -p 4)
 	[ "$rc" -eq 0 ]
 	! cmp -s "$W" "$TESTDIR/expect" || false
 }

@@ -16,16 +16,30 @@
  *               fdatasync of its file, newest first: a power cut.
  *   torn        undo a random half of the 512-byte pieces of those writes
  *               (IOFAULT_SEED): a power cut on a device that reorders.
+ *               IOFAULT_TEAR_BYTES sets another piece size: less than 512
+ *               tears sectors, a device that does not write one atomically.
  *   corrupt     no crash: operation IOFAULT_CRASH_AT, if it is a write,
  *               writes its data with one bit flipped (a device that lies).
+ *   interrupt   SIGINT before operation IOFAULT_CRASH_AT, and when the
+ *               process exits, the power cut of powerloss: what a tool
+ *               that stops on the signal left unsynced is lost.
  *
  * IOFAULT_SYNC_DELAY_US makes each fsync/fdatasync wait that long before
  * it counts and runs, as a slow disk does: a thread that does not wait for
  * another's sync before it writes on then gets caught by the crash.
+ *
+ * IOFAULT_WRITE_DELAY_US makes each write wait that long after it counts,
+ * as a large write to a slow disk does: a sync that another thread starts
+ * before the write returned then does not cover it.
+ *
+ * A sync makes durable only the writes that had returned before it began:
+ * a write that runs in another thread meanwhile stays undoable, as it
+ * may on a real device. The state is shared by the threads under a lock.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -44,6 +58,7 @@ struct undo {
 	size_t len;
 	off_t old_size;
 	unsigned char *pre;	/* the bytes before the write */
+	unsigned long done;	/* when the write returned (seq), 0: not yet */
 	struct undo *prev;
 };
 
@@ -56,10 +71,13 @@ static int nfiles;
 static signed char fd_file[MAX_FD];	/* fd -> files[] index + 1, 0: not watched */
 static struct undo *pending;
 static unsigned long ops, crash_at;
+static unsigned long seq;		/* counts writes that returned */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int mode;			/* 0 kill, 1 powerloss, 2 torn, 3 corrupt */
 static int inited;
 static unsigned long long rng;
-static unsigned long sync_delay_us;
+static unsigned long sync_delay_us, write_delay_us;
+static size_t tear_bytes = 512;
 
 static ssize_t (*real_pwrite)(int, const void *, size_t, off_t);
 static ssize_t (*real_write)(int, const void *, size_t);
@@ -87,9 +105,14 @@ static void init(void)
 	crash_at = s ? strtoul(s, NULL, 10) : 0;
 	s = getenv("IOFAULT_MODE");
 	mode = !s || !strcmp(s, "kill") ? 0 : !strcmp(s, "powerloss") ? 1 :
-	       !strcmp(s, "torn") ? 2 : 3;
+	       !strcmp(s, "torn") ? 2 : !strcmp(s, "interrupt") ? 4 : 3;
 	s = getenv("IOFAULT_SYNC_DELAY_US");
 	sync_delay_us = s ? strtoul(s, NULL, 10) : 0;
+	s = getenv("IOFAULT_WRITE_DELAY_US");
+	write_delay_us = s ? strtoul(s, NULL, 10) : 0;
+	s = getenv("IOFAULT_TEAR_BYTES");
+	if (s && strtoul(s, NULL, 10))
+		tear_bytes = strtoul(s, NULL, 10);
 	s = getenv("IOFAULT_SEED");
 	rng = s ? strtoull(s, NULL, 10) * 2654435761u + 1 : 1;
 }
@@ -136,7 +159,8 @@ static void watch(int fd)
 	fd_file[fd] = (signed char)(i + 1);
 }
 
-static void crash(void)
+/* undo what is not durable: all of each write, or (torn) pieces of it */
+static void power_cut(void)
 {
 	struct undo *u;
 	size_t p;
@@ -144,17 +168,23 @@ static void crash(void)
 	for (u = pending; mode && u; u = u->prev) {
 		int fd = files[u->file].fd;
 
-		if (mode == 1) {
+		if (mode == 1 || mode == 4) {
 			real_pwrite(fd, u->pre, u->len, u->off);
 			if (u->off + (off_t)u->len > u->old_size)
 				ftruncate(fd, u->old_size > u->off ? u->old_size : u->off);
 			continue;
 		}
-		for (p = 0; p < u->len; p += 512)
+		for (p = 0; p < u->len; p += tear_bytes)
 			if (next_rand() & 1)
-				real_pwrite(fd, u->pre + p, u->len - p < 512 ? u->len - p : 512,
+				real_pwrite(fd, u->pre + p,
+					    u->len - p < tear_bytes ? u->len - p : tear_bytes,
 					    u->off + (off_t)p);
 	}
+}
+
+static void crash(void)
+{
+	power_cut();
 	raise(SIGKILL);
 }
 
@@ -165,19 +195,23 @@ static int count_op(void)
 		return 0;
 	if (mode == 3)
 		return 1;
+	if (mode == 4) {
+		raise(SIGINT);
+		return 0;
+	}
 	crash();
 	return 0;
 }
 
-static void remember(int fd, size_t len, off_t off)
+static struct undo *remember(int fd, size_t len, off_t off)
 {
 	struct undo *u;
 	struct stat st;
 	int f = fd_file[fd] - 1;
 	ssize_t n;
 
-	if (mode != 1 && mode != 2)
-		return;
+	if (mode != 1 && mode != 2 && mode != 4)
+		return NULL;
 	u = calloc(1, sizeof(*u));
 	if (!u)
 		abort();
@@ -193,15 +227,28 @@ static void remember(int fd, size_t len, off_t off)
 	(void)n;	/* past the end stays zero */
 	u->prev = pending;
 	pending = u;
+	return u;
 }
 
-static void synced(int fd)
+/* the write of @u returned */
+static void written(struct undo *u)
+{
+	if (!u)
+		return;
+	pthread_mutex_lock(&lock);
+	u->done = ++seq;
+	pthread_mutex_unlock(&lock);
+}
+
+/* a sync of @fd that began when seq was @since returned */
+static void synced(int fd, unsigned long since)
 {
 	struct undo **pp = &pending, *u;
 	int f = fd_file[fd] - 1;
 
+	pthread_mutex_lock(&lock);
 	while ((u = *pp)) {
-		if (u->file == f) {
+		if (u->file == f && u->done && u->done <= since) {
 			*pp = u->prev;
 			free(u->pre);
 			free(u);
@@ -209,6 +256,19 @@ static void synced(int fd)
 			pp = &u->prev;
 		}
 	}
+	pthread_mutex_unlock(&lock);
+}
+
+/* the seq a sync begins at, after counting it as an operation */
+static unsigned long sync_begins(void)
+{
+	unsigned long since;
+
+	pthread_mutex_lock(&lock);
+	count_op();
+	since = seq;
+	pthread_mutex_unlock(&lock);
+	return since;
 }
 
 static int is_watched(int fd)
@@ -218,25 +278,34 @@ static int is_watched(int fd)
 
 ssize_t pwrite(int fd, const void *buf, size_t len, off_t off)
 {
+	struct undo *u;
+	ssize_t n;
+	int bad;
+
 	init();
-	if (is_watched(fd)) {
-		int bad = count_op();
+	if (!is_watched(fd))
+		return real_pwrite(fd, buf, len, off);
+	pthread_mutex_lock(&lock);
+	bad = count_op();
+	u = remember(fd, len, off);
+	pthread_mutex_unlock(&lock);
+	if (write_delay_us)
+		usleep(write_delay_us);
+	if (bad && len) {
+		/* aligned as the caller's may be: an O_DIRECT write wants it */
+		unsigned char *copy = aligned_alloc(4096, (len + 4095) & ~(size_t)4095);
 
-		remember(fd, len, off);
-		if (bad && len) {
-			unsigned char *copy = malloc(len);
-			ssize_t n;
-
-			if (!copy)
-				abort();
-			memcpy(copy, buf, len);
-			copy[len / 2] ^= 0x10;
-			n = real_pwrite(fd, copy, len, off);
-			free(copy);
-			return n;
-		}
+		if (!copy)
+			abort();
+		memcpy(copy, buf, len);
+		copy[len / 2] ^= 0x10;
+		n = real_pwrite(fd, copy, len, off);
+		free(copy);
+	} else {
+		n = real_pwrite(fd, buf, len, off);
 	}
-	return real_pwrite(fd, buf, len, off);
+	written(u);
+	return n;
 }
 
 ssize_t pwrite64(int fd, const void *buf, size_t len, off_t off)
@@ -246,41 +315,52 @@ ssize_t pwrite64(int fd, const void *buf, size_t len, off_t off)
 
 ssize_t write(int fd, const void *buf, size_t len)
 {
+	struct undo *u = NULL;
+	ssize_t n;
+
 	init();
 	if (is_watched(fd)) {
+		pthread_mutex_lock(&lock);
 		count_op();
-		remember(fd, len, lseek(fd, 0, SEEK_CUR));
+		u = remember(fd, len, lseek(fd, 0, SEEK_CUR));
+		pthread_mutex_unlock(&lock);
 	}
-	return real_write(fd, buf, len);
+	n = real_write(fd, buf, len);
+	written(u);
+	return n;
 }
 
 int fsync(int fd)
 {
+	unsigned long since;
 	int rc;
 
 	init();
-	if (is_watched(fd) && sync_delay_us)
+	if (!is_watched(fd))
+		return real_fsync(fd);
+	if (sync_delay_us)
 		usleep(sync_delay_us);
-	if (is_watched(fd))
-		count_op();
+	since = sync_begins();
 	rc = real_fsync(fd);
-	if (is_watched(fd) && rc == 0)
-		synced(fd);
+	if (rc == 0)
+		synced(fd, since);
 	return rc;
 }
 
 int fdatasync(int fd)
 {
+	unsigned long since;
 	int rc;
 
 	init();
-	if (is_watched(fd) && sync_delay_us)
+	if (!is_watched(fd))
+		return real_fdatasync(fd);
+	if (sync_delay_us)
 		usleep(sync_delay_us);
-	if (is_watched(fd))
-		count_op();
+	since = sync_begins();
 	rc = real_fdatasync(fd);
-	if (is_watched(fd) && rc == 0)
-		synced(fd);
+	if (rc == 0)
+		synced(fd, since);
 	return rc;
 }
 
@@ -358,6 +438,8 @@ static void __attribute__((destructor)) report(void)
 	const char *out = getenv("IOFAULT_COUNT");
 	FILE *f;
 
+	if (mode == 4)
+		power_cut();
 	if (!out || !ops)
 		return;
 	f = fopen(out, "we");
