@@ -27,6 +27,7 @@ AVX2_TARGET void loop_lmk_iv_x16(uint8_t iv[16][16], const uint32_t seed_state[4
 	uint8_t last[16][64];
 	const uint8_t *blk[16];
 	int i, l;
+	MD5_CONSTS;
 
 	a0 = a1 = _mm256_set1_epi32((int)seed_state[0]);
 	b0 = b1 = _mm256_set1_epi32((int)seed_state[1]);
