@@ -7,16 +7,17 @@
  * different parts of the core: CBC encryption is a chain of AESENCs
  * whose 4-cycle latency leaves the vector ALUs idle, and MD5 is adds,
  * logic and shifts.  So while one batch of 16 sectors is AES-encrypted,
- * the IVs of the next batch are hashed, one group of eight MD5 steps
- * after each AES block, in the same instruction stream; the out-of-order
- * core runs both at once.  Decryption is the mirror image: the next
- * batch is AES-decrypted (with a zero IV) while the batch before it,
- * now plaintext, is hashed and its first blocks fixed up.
+ * the IVs of the next batch are hashed in the same instruction stream,
+ * one MD5 step after every two AES rounds, and the out-of-order core
+ * runs both at once.  Decryption is the mirror image: the next batch is
+ * AES-decrypted (with a zero IV) while the batch before it, now
+ * plaintext, is hashed and its first blocks fixed up.
  *
  * The AES of a batch runs as two groups of eight sectors, four ymm
- * registers each holding two sectors' CBC chains (VAES), so each group
- * has the 8 chains in flight that the single-key code (aesni-cbc.c)
- * uses; the 16 MD5 lanes are md5-avx2.h's two 8-lane streams.
+ * registers each holding two sectors' CBC chains (VAES); decryption
+ * takes a quarter sector (four ymm of two blocks) at a time.  Four AES
+ * registers and the 16 MD5 lanes (md5-avx2.h's two 8-lane streams, eight
+ * registers) fit the sixteen ymm registers without spilling.
  *
  * Checked byte for byte against libgcrypt's AES and MD5 and against
  * aespipe's multi-key images (tests/unit/test-crypto-lmk.c,
