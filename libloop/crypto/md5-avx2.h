@@ -110,12 +110,49 @@ static const uint32_t md5_k8[64][8] __attribute__((aligned(32), unused)) = {
 	a##T = _mm256_sub_epi32(a##T, _mm256_xor_si256(c##T, _mm256_andnot_si256(b##T, d##T))); \
 	a##T = M5ADD(b##T, M5ROL(a##T, s)); \
 } while (0)
-/* step i in both streams: independent, so each fills the other's
- * latency */
+/*
+ * Step i in both streams, instruction by instruction in lockstep: the
+ * streams are independent, so each fills the other's latency, and close
+ * together they do so within the few dozen instructions the scheduler
+ * sees at a time.
+ */
+#define LK(op) do { op(0); op(1); } while (0)
 #define ST(f, a, b, c, d, wi, i, s) do { \
 	const v8 k_ = MD5_K(i); \
-	STG##f(a, b, c, d, wi, s, 0); \
-	STG##f(a, b, c, d, wi, s, 1); \
+	v8 t0_, t1_; \
+	ST##f##_2(a, b, c, d, wi, s); \
+} while (0)
+#define STW(a, wi, T) a##T = M5ADD(a##T, M5ADD(w##T[wi], k_))
+#define STR(a, b, s, T) a##T = M5ADD(b##T, M5ROL(a##T, s))
+#define ST1_2(a, b, c, d, wi, s) do { \
+	STW(a, wi, 0); STW(a, wi, 1); \
+	t0_ = _mm256_andnot_si256(b##0, d##0); t1_ = _mm256_andnot_si256(b##1, d##1); \
+	a##0 = M5ADD(a##0, t0_); a##1 = M5ADD(a##1, t1_); \
+	t0_ = _mm256_and_si256(b##0, c##0); t1_ = _mm256_and_si256(b##1, c##1); \
+	a##0 = M5ADD(a##0, t0_); a##1 = M5ADD(a##1, t1_); \
+	STR(a, b, s, 0); STR(a, b, s, 1); \
+} while (0)
+#define ST2_2(a, b, c, d, wi, s) do { \
+	STW(a, wi, 0); STW(a, wi, 1); \
+	t0_ = _mm256_andnot_si256(d##0, c##0); t1_ = _mm256_andnot_si256(d##1, c##1); \
+	a##0 = M5ADD(a##0, t0_); a##1 = M5ADD(a##1, t1_); \
+	t0_ = _mm256_and_si256(b##0, d##0); t1_ = _mm256_and_si256(b##1, d##1); \
+	a##0 = M5ADD(a##0, t0_); a##1 = M5ADD(a##1, t1_); \
+	STR(a, b, s, 0); STR(a, b, s, 1); \
+} while (0)
+#define ST3_2(a, b, c, d, wi, s) do { \
+	STW(a, wi, 0); STW(a, wi, 1); \
+	t0_ = _mm256_xor_si256(c##0, d##0); t1_ = _mm256_xor_si256(c##1, d##1); \
+	t0_ = _mm256_xor_si256(b##0, t0_); t1_ = _mm256_xor_si256(b##1, t1_); \
+	a##0 = M5ADD(a##0, t0_); a##1 = M5ADD(a##1, t1_); \
+	STR(a, b, s, 0); STR(a, b, s, 1); \
+} while (0)
+#define ST4_2(a, b, c, d, wi, s) do { \
+	STW(a, wi, 0); STW(a, wi, 1); \
+	t0_ = _mm256_andnot_si256(b##0, d##0); t1_ = _mm256_andnot_si256(b##1, d##1); \
+	t0_ = _mm256_xor_si256(c##0, t0_); t1_ = _mm256_xor_si256(c##1, t1_); \
+	a##0 = _mm256_sub_epi32(a##0, t0_); a##1 = _mm256_sub_epi32(a##1, t1_); \
+	STR(a, b, s, 0); STR(a, b, s, 1); \
 } while (0)
 
 /* RFC 1321 step i (0..63) as MD5_S<i>, so a caller can put other work
