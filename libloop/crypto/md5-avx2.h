@@ -116,7 +116,6 @@ static const uint32_t md5_k8[64][8] __attribute__((aligned(32), unused)) = {
  * together they do so within the few dozen instructions the scheduler
  * sees at a time.
  */
-#define LK(op) do { op(0); op(1); } while (0)
 #define ST(f, a, b, c, d, wi, i, s) do { \
 	const v8 k_ = MD5_K(i); \
 	v8 t0_, t1_; \
