@@ -3,6 +3,7 @@
  * bench-crypto-run - single-core throughput of libloop's sector encryption.
  *
  *   bench-crypto-run [-s SECONDS] [-c] [-e|-d] FORMAT...
+ *   bench-crypto-run [-s SECONDS] [-c] -p KEYBITS
  *
  * FORMAT is a cipher name (as for losetup -e) optionally followed by
  * ":64" or ":65" for loop-AES multi-key.  Each run encrypts (or decrypts)
@@ -12,6 +13,14 @@
  * time counted is this thread's CPU time, not the wall clock (as openssl
  * speed without -elapsed): on a machine shared with other work, time
  * spent waiting for the CPU is then not charged to the cipher.
+ *
+ * -p times the two halves of loop-AES multi-key (lmk) on their own, over
+ * the same 1 MiB of sectors with 64 AES keys of KEYBITS: the lmk IVs
+ * alone ("pieces md5", as many lanes as the CPU runs), the CBC alone with
+ * the IVs given ("pieces aes-enc") and with a zero IV as lmk decryption
+ * does it ("pieces aes-dec").  Throughput is counted in sector bytes, so
+ * it compares with the whole path's figure: tools/bench-crypto derives
+ * the bounds a combined path can reach from them.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -23,6 +32,7 @@
 #include <unistd.h>
 
 #include "libloop-crypto.h"
+#include "crypto-internal.h"
 
 #define RUN_BYTES (1 << 20)
 
@@ -95,22 +105,128 @@ static int bench(const char *fmt, int decrypt, double seconds)
 	return 0;
 }
 
+#define RUN_SECTORS (RUN_BYTES / LOOP_SECTOR_SIZE)
+
+enum piece { PIECE_MD5, PIECE_AES_ENC, PIECE_AES_DEC };
+
+/* one pass of a piece over the buffer, 16 sectors at a time like the
+ * fused path (aesni-lmk.c) */
+static void piece_pass(enum piece what, unsigned int lanes, const struct loop_aesni_key *keys,
+		       const uint32_t seed[4], uint8_t *buf, uint64_t first)
+{
+	static const uint8_t zero[16] __attribute__((aligned(16)));
+	const struct loop_aesni_key *k[16];
+	uint8_t iv[16][16] __attribute__((aligned(16)));
+	const uint8_t *p[16];
+	uint8_t *d[16];
+	uint64_t sec[16];
+	size_t i, l;
+
+	memset(iv, 0x3c, sizeof(iv));
+	for (i = 0; i < RUN_SECTORS; i += 16) {
+		for (l = 0; l < 16; l++) {
+			sec[l] = first + i + l;
+			k[l] = &keys[sec[l] & 63];
+			d[l] = buf + (i + l) * LOOP_SECTOR_SIZE;
+			p[l] = d[l];
+		}
+		switch (what) {
+		case PIECE_MD5:
+			if (lanes >= 16) {
+				loop_lmk_iv_x16(iv, seed, p, sec);
+			} else if (lanes >= 8) {
+				loop_lmk_iv_x8(iv, seed, p, sec);
+				loop_lmk_iv_x8(iv + 8, seed, p + 8, sec + 8);
+			} else {
+				for (l = 0; l < 16; l++)
+					loop_lmk_iv(iv[l], seed, p[l], sec[l]);
+			}
+			break;
+		case PIECE_AES_ENC:
+			if (loop_aesni_vaes_available()) {
+				loop_aesni_cbc_encrypt_sectors(k, (const uint8_t (*)[16])iv, d, p, 16);
+			} else {
+				loop_aesni_cbc_encrypt_sectors(k, (const uint8_t (*)[16])iv, d, p, 8);
+				loop_aesni_cbc_encrypt_sectors(k + 8, (const uint8_t (*)[16])iv + 8,
+							       d + 8, p + 8, 8);
+			}
+			break;
+		case PIECE_AES_DEC:
+			for (l = 0; l < 16; l++)
+				loop_aesni_cbc_decrypt_sector(k[l], zero, d[l], p[l]);
+			break;
+		}
+	}
+}
+
+static int pieces(unsigned int bits, double seconds)
+{
+	static const char *const name[] = { "md5", "aes-enc", "aes-dec" };
+	struct loop_aesni_key *keys;
+	uint8_t raw[32];
+	uint32_t seed[4];
+	uint8_t *buf;
+	int w, i;
+	/* once: it asks cpuid, which traps to the hypervisor in a VM */
+	const unsigned int lanes = loop_md5_lanes();
+
+	if ((bits != 128 && bits != 192 && bits != 256) || !loop_aesni_available()) {
+		fprintf(stderr, "bench-crypto-run: -p needs AES-NI and 128, 192 or 256\n");
+		return 1;
+	}
+	keys = aligned_alloc(64, 64 * sizeof(*keys));
+	buf = aligned_alloc(64, RUN_BYTES);
+	if (!keys || !buf)
+		return 1;
+	memset(buf, 0x5a, RUN_BYTES);
+	for (i = 0; i < 64; i++) {
+		memset(raw, 0xa0 + i, sizeof(raw));
+		loop_aesni_expand_key(&keys[i], raw, bits / 8);
+	}
+	loop_md5_init_state(seed);
+	for (w = PIECE_MD5; w <= PIECE_AES_DEC; w++) {
+		unsigned long long bytes = 0, first = 0;
+		double t0, t;
+
+		piece_pass((enum piece)w, lanes, keys, seed, buf, 0);
+		t0 = now();
+		do {
+			piece_pass((enum piece)w, lanes, keys, seed, buf, first);
+			first += RUN_SECTORS;
+			bytes += RUN_BYTES;
+			t = now() - t0;
+		} while (t < seconds);
+		printf("pieces %s %s %.1f\n", name[w],
+		       w == PIECE_MD5 ? (lanes >= 16 ? "md5-x16" : lanes >= 8 ? "md5-x8" : "md5-x1") :
+		       loop_aesni_vaes_available() ? "aesni+vaes" : "aesni",
+		       (double)bytes / t / 1e6);
+	}
+	free(keys);
+	free(buf);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	double seconds = 2.0;
 	int c, decrypt = 0, r = 0;
+	unsigned int piece_bits = 0;
 
-	while ((c = getopt(argc, argv, "s:ced")) != -1) {
+	while ((c = getopt(argc, argv, "s:cedp:")) != -1) {
 		switch (c) {
 		case 's': seconds = atof(optarg); break;
+		case 'p': piece_bits = (unsigned int)atoi(optarg); break;
 		case 'c': bench_clock = CLOCK_THREAD_CPUTIME_ID; break;
 		case 'e': decrypt = 0; break;
 		case 'd': decrypt = 1; break;
 		default:
-			fprintf(stderr, "usage: bench-crypto-run [-s SECONDS] [-c] [-e|-d] FORMAT...\n");
+			fprintf(stderr, "usage: bench-crypto-run [-s SECONDS] [-c] [-e|-d] FORMAT...\n"
+					"       bench-crypto-run [-s SECONDS] [-c] -p KEYBITS\n");
 			return 2;
 		}
 	}
+	if (piece_bits)
+		return pieces(piece_bits, seconds);
 	for (; optind < argc; optind++)
 		r |= bench(argv[optind], decrypt, seconds);
 	return r;

@@ -7,16 +7,17 @@
  * different parts of the core: CBC encryption is a chain of AESENCs
  * whose 4-cycle latency leaves the vector ALUs idle, and MD5 is adds,
  * logic and shifts.  So while one batch of 16 sectors is AES-encrypted,
- * the IVs of the next batch are hashed, one group of eight MD5 steps
- * after each AES block, in the same instruction stream; the out-of-order
- * core runs both at once.  Decryption is the mirror image: the next
- * batch is AES-decrypted (with a zero IV) while the batch before it,
- * now plaintext, is hashed and its first blocks fixed up.
+ * the IVs of the next batch are hashed in the same instruction stream,
+ * one MD5 step after every two AES rounds, and the out-of-order core
+ * runs both at once.  Decryption is the mirror image: the next batch is
+ * AES-decrypted (with a zero IV) while the batch before it, now
+ * plaintext, is hashed and its first blocks fixed up.
  *
  * The AES of a batch runs as two groups of eight sectors, four ymm
- * registers each holding two sectors' CBC chains (VAES), so each group
- * has the 8 chains in flight that the single-key code (aesni-cbc.c)
- * uses; the 16 MD5 lanes are md5-avx2.h's two 8-lane streams.
+ * registers each holding two sectors' CBC chains (VAES); decryption
+ * takes a quarter sector (four ymm of two blocks) at a time.  Four AES
+ * registers and the 16 MD5 lanes (md5-avx2.h's two 8-lane streams, eight
+ * registers) fit the sixteen ymm registers without spilling.
  *
  * Checked byte for byte against libgcrypt's AES and MD5 and against
  * aespipe's multi-key images (tests/unit/test-crypto-lmk.c,
@@ -83,24 +84,40 @@ static void hash_blocks(struct lmk_hash *h, const uint8_t *const plain[16],
 	x3 = _mm256_aesenc_epi128(x3, rk[3][r]); \
 } while (0)
 #define ENC_IN(j, o) _mm256_xor_si256(LOAD2(s[j + 4] + (o), s[j] + (o)), rk[j][0])
-#define AES_ENC_BLOCK(blk) do { \
-	size_t o_ = 16 * (size_t)(blk); \
-	x0 = _mm256_xor_si256(x0, ENC_IN(0, o_)); \
-	x1 = _mm256_xor_si256(x1, ENC_IN(1, o_)); \
-	x2 = _mm256_xor_si256(x2, ENC_IN(2, o_)); \
-	x3 = _mm256_xor_si256(x3, ENC_IN(3, o_)); \
-	ENC_ROUND(1); ENC_ROUND(2); ENC_ROUND(3); ENC_ROUND(4); ENC_ROUND(5); \
-	ENC_ROUND(6); ENC_ROUND(7); ENC_ROUND(8); ENC_ROUND(9); \
-	if (nr > 10) { ENC_ROUND(10); ENC_ROUND(11); } \
-	if (nr > 12) { ENC_ROUND(12); ENC_ROUND(13); } \
+#define ENC_BEGIN(o) do { \
+	x0 = _mm256_xor_si256(x0, ENC_IN(0, o)); \
+	x1 = _mm256_xor_si256(x1, ENC_IN(1, o)); \
+	x2 = _mm256_xor_si256(x2, ENC_IN(2, o)); \
+	x3 = _mm256_xor_si256(x3, ENC_IN(3, o)); \
+} while (0)
+#define ENC_END(o) do { \
 	x0 = _mm256_aesenclast_epi128(x0, rk[0][nr]); \
 	x1 = _mm256_aesenclast_epi128(x1, rk[1][nr]); \
 	x2 = _mm256_aesenclast_epi128(x2, rk[2][nr]); \
 	x3 = _mm256_aesenclast_epi128(x3, rk[3][nr]); \
-	STORE2(d[4] + o_, d[0] + o_, x0); \
-	STORE2(d[5] + o_, d[1] + o_, x1); \
-	STORE2(d[6] + o_, d[2] + o_, x2); \
-	STORE2(d[7] + o_, d[3] + o_, x3); \
+	STORE2(d[4] + (o), d[0] + (o), x0); \
+	STORE2(d[5] + (o), d[1] + (o), x1); \
+	STORE2(d[6] + (o), d[2] + (o), x2); \
+	STORE2(d[7] + (o), d[3] + (o), x3); \
+} while (0)
+/*
+ * One 16-byte block of the group's 8 chains with eight MD5 steps threaded
+ * through its rounds, a step after every two rounds.  Why so fine: the
+ * AES rounds of a block wait on each other (4 cycles each); issued as one
+ * run of 60 instructions they fill the scheduler with waiting AESENCs and
+ * the MD5 behind them cannot start, so the two ran one after the other.
+ * nr is a compile-time constant (enc16_hash16 is inlined per key size),
+ * so the ifs cost nothing.
+ */
+#define ENC_BLOCK_MIX(blk, S0, S1, S2, S3, S4, S5, S6, S7) do { \
+	const size_t o_ = 16 * (size_t)(blk); \
+	ENC_BEGIN(o_); ENC_ROUND(1); S0; \
+	ENC_ROUND(2); ENC_ROUND(3); S1; ENC_ROUND(4); ENC_ROUND(5); S2; \
+	ENC_ROUND(6); ENC_ROUND(7); S3; ENC_ROUND(8); ENC_ROUND(9); S4; \
+	if (nr > 10) { ENC_ROUND(10); ENC_ROUND(11); } \
+	S5; \
+	if (nr > 12) { ENC_ROUND(12); ENC_ROUND(13); } \
+	S6; ENC_END(o_); S7; \
 } while (0)
 
 /*
@@ -108,17 +125,17 @@ static void hash_blocks(struct lmk_hash *h, const uint8_t *const plain[16],
  * ekey[], and meanwhile compute the lmk IVs of the sectors hplain[] into
  * hiv[].  The two sets must not overlap.
  */
-LMK_TARGET static void enc16_hash16(const struct loop_aesni_key *const ekey[16],
-				    const uint8_t eiv[16][16], uint8_t *const edst[16],
-				    const uint8_t *const esrc[16], uint8_t hiv[16][16],
-				    const uint32_t seed[4], const uint8_t *const hplain[16],
-				    const uint64_t hsector[16])
+LMK_TARGET static inline __attribute__((always_inline)) void
+enc16_hash16(const struct loop_aesni_key *const ekey[16], const uint8_t eiv[16][16],
+	     uint8_t *const edst[16], const uint8_t *const esrc[16], uint8_t hiv[16][16],
+	     const uint32_t seed[4], const uint8_t *const hplain[16], const uint64_t hsector[16],
+	     const int nr)
 {
 	v8 a0, b0, c0, d0, a1, b1, c1, d1, w0[16], w1[16];
 	__m256i rk[4][15], x0, x1, x2, x3;
 	struct lmk_hash h;
-	const int nr = ekey[0]->rounds;
 	int g, q, j, r;
+	MD5_CONSTS;
 
 	hash_blocks(&h, hplain, hsector);
 	MD5_INIT(seed);
@@ -140,14 +157,22 @@ LMK_TARGET static void enc16_hash16(const struct loop_aesni_key *const ekey[16],
 
 			md5_load_x8(w0, h.blk[4 * g + q], 0);
 			md5_load_x8(w1, h.blk[4 * g + q] + 8, 0);
-			AES_ENC_BLOCK(8 * q + 0); MD5_OCT0;
-			AES_ENC_BLOCK(8 * q + 1); MD5_OCT1;
-			AES_ENC_BLOCK(8 * q + 2); MD5_OCT2;
-			AES_ENC_BLOCK(8 * q + 3); MD5_OCT3;
-			AES_ENC_BLOCK(8 * q + 4); MD5_OCT4;
-			AES_ENC_BLOCK(8 * q + 5); MD5_OCT5;
-			AES_ENC_BLOCK(8 * q + 6); MD5_OCT6;
-			AES_ENC_BLOCK(8 * q + 7); MD5_OCT7;
+			ENC_BLOCK_MIX(8 * q + 0, MD5_S0, MD5_S1, MD5_S2, MD5_S3,
+				      MD5_S4, MD5_S5, MD5_S6, MD5_S7);
+			ENC_BLOCK_MIX(8 * q + 1, MD5_S8, MD5_S9, MD5_S10, MD5_S11,
+				      MD5_S12, MD5_S13, MD5_S14, MD5_S15);
+			ENC_BLOCK_MIX(8 * q + 2, MD5_S16, MD5_S17, MD5_S18, MD5_S19,
+				      MD5_S20, MD5_S21, MD5_S22, MD5_S23);
+			ENC_BLOCK_MIX(8 * q + 3, MD5_S24, MD5_S25, MD5_S26, MD5_S27,
+				      MD5_S28, MD5_S29, MD5_S30, MD5_S31);
+			ENC_BLOCK_MIX(8 * q + 4, MD5_S32, MD5_S33, MD5_S34, MD5_S35,
+				      MD5_S36, MD5_S37, MD5_S38, MD5_S39);
+			ENC_BLOCK_MIX(8 * q + 5, MD5_S40, MD5_S41, MD5_S42, MD5_S43,
+				      MD5_S44, MD5_S45, MD5_S46, MD5_S47);
+			ENC_BLOCK_MIX(8 * q + 6, MD5_S48, MD5_S49, MD5_S50, MD5_S51,
+				      MD5_S52, MD5_S53, MD5_S54, MD5_S55);
+			ENC_BLOCK_MIX(8 * q + 7, MD5_S56, MD5_S57, MD5_S58, MD5_S59,
+				      MD5_S60, MD5_S61, MD5_S62, MD5_S63);
 			MD5_FEED;
 		}
 	}
@@ -161,44 +186,53 @@ LMK_TARGET static void enc16_hash16(const struct loop_aesni_key *const ekey[16],
 
 /* ---- decrypt ---------------------------------------------------------- */
 
-/* CBC-decrypt half @hf (blocks 16hf..16hf+15) of sector @sec with a zero
- * IV: eight ymm of two blocks, in named registers.  The previous half's
- * last ciphertext block is kept in carry, since dst may equal src. */
-#define DEC_OUT(x, p, j) _mm256_storeu_si256((__m256i *)(d_ + 32 * (j)), \
-	_mm256_xor_si256(_mm256_aesdeclast_epi128(x, rk[nr]), p))
-#define DEC_ROUND8(r) do { \
+/*
+ * CBC-decrypt quarter @qt (blocks 8qt..8qt+7) of sector @sec with a zero
+ * IV: four ymm of two blocks, in named registers, with eight MD5 steps
+ * threaded through the rounds (see ENC_BLOCK_MIX for why so fine; nr is
+ * a compile-time constant here too).  Four chains, not eight: with the
+ * 16 MD5 state registers, eight AES ones would spill.  The ciphertext
+ * each block's output is XORed with is loaded only at the end (so it
+ * does not hold registers through the rounds), highest pair first: with
+ * dst == src a store then overwrites only blocks already read.  The last
+ * ciphertext block of the quarter before is kept in carry.
+ */
+#define DEC_ROUND4(r) do { \
 	x0 = _mm256_aesdec_epi128(x0, rk[r]); x1 = _mm256_aesdec_epi128(x1, rk[r]); \
 	x2 = _mm256_aesdec_epi128(x2, rk[r]); x3 = _mm256_aesdec_epi128(x3, rk[r]); \
-	x4 = _mm256_aesdec_epi128(x4, rk[r]); x5 = _mm256_aesdec_epi128(x5, rk[r]); \
-	x6 = _mm256_aesdec_epi128(x6, rk[r]); x7 = _mm256_aesdec_epi128(x7, rk[r]); \
 } while (0)
 #define DEC_LD(j) _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(s_ + 32 * (j))), rk[0])
-#define DEC_PV(j) _mm256_loadu_si256((const __m256i *)(s_ + 32 * (j) - 16))
-#define AES_DEC_HALF(sec, hf) do { \
-	const uint8_t *s_ = dsrc[sec] + 256 * (hf); \
-	uint8_t *d_ = ddst[sec] + 256 * (hf); \
-	__m256i p0_, p1_, p2_, p3_, p4_, p5_, p6_, p7_, c7_; \
+#define DEC_OUT(x, j) _mm256_storeu_si256((__m256i *)(d_ + 32 * (j)), _mm256_xor_si256(x, \
+	_mm256_loadu_si256((const __m256i *)(s_ + 32 * (j) - 16))))
+#define DEC_BEGIN(sec, qt) do { \
 	int r_; \
-	if ((hf) == 0) { \
+	s_ = dsrc[sec] + 128 * (qt); \
+	d_ = ddst[sec] + 128 * (qt); \
+	if ((qt) == 0) { \
 		for (r_ = 0; r_ <= nr; r_++) \
 			rk[r_] = _mm256_broadcastsi128_si256( \
 				_mm_load_si128((const __m128i *)dkey[sec]->dec[r_])); \
 		carry = _mm_setzero_si128(); \
 	} \
-	p0_ = _mm256_inserti128_si256(_mm256_castsi128_si256(carry), \
-				      _mm_loadu_si128((const __m128i *)s_), 1); \
-	p1_ = DEC_PV(1); p2_ = DEC_PV(2); p3_ = DEC_PV(3); \
-	p4_ = DEC_PV(4); p5_ = DEC_PV(5); p6_ = DEC_PV(6); p7_ = DEC_PV(7); \
-	c7_ = _mm256_loadu_si256((const __m256i *)(s_ + 224)); \
-	carry = _mm256_extracti128_si256(c7_, 1); \
 	x0 = DEC_LD(0); x1 = DEC_LD(1); x2 = DEC_LD(2); x3 = DEC_LD(3); \
-	x4 = DEC_LD(4); x5 = DEC_LD(5); x6 = DEC_LD(6); x7 = _mm256_xor_si256(c7_, rk[0]); \
-	DEC_ROUND8(1); DEC_ROUND8(2); DEC_ROUND8(3); DEC_ROUND8(4); DEC_ROUND8(5); \
-	DEC_ROUND8(6); DEC_ROUND8(7); DEC_ROUND8(8); DEC_ROUND8(9); \
-	if (nr > 10) { DEC_ROUND8(10); DEC_ROUND8(11); } \
-	if (nr > 12) { DEC_ROUND8(12); DEC_ROUND8(13); } \
-	DEC_OUT(x0, p0_, 0); DEC_OUT(x1, p1_, 1); DEC_OUT(x2, p2_, 2); DEC_OUT(x3, p3_, 3); \
-	DEC_OUT(x4, p4_, 4); DEC_OUT(x5, p5_, 5); DEC_OUT(x6, p6_, 6); DEC_OUT(x7, p7_, 7); \
+} while (0)
+#define DEC_END do { \
+	const __m128i next_ = _mm_loadu_si128((const __m128i *)(s_ + 112)); \
+	x0 = _mm256_aesdeclast_epi128(x0, rk[nr]); x1 = _mm256_aesdeclast_epi128(x1, rk[nr]); \
+	x2 = _mm256_aesdeclast_epi128(x2, rk[nr]); x3 = _mm256_aesdeclast_epi128(x3, rk[nr]); \
+	DEC_OUT(x3, 3); DEC_OUT(x2, 2); DEC_OUT(x1, 1); \
+	_mm256_storeu_si256((__m256i *)d_, _mm256_xor_si256(x0, _mm256_inserti128_si256( \
+		_mm256_castsi128_si256(carry), _mm_loadu_si128((const __m128i *)s_), 1))); \
+	carry = next_; \
+} while (0)
+#define DEC_QUARTER_MIX(sec, qt, S0, S1, S2, S3, S4, S5, S6, S7) do { \
+	DEC_BEGIN(sec, qt); DEC_ROUND4(1); S0; \
+	DEC_ROUND4(2); DEC_ROUND4(3); S1; DEC_ROUND4(4); DEC_ROUND4(5); S2; \
+	DEC_ROUND4(6); DEC_ROUND4(7); S3; DEC_ROUND4(8); DEC_ROUND4(9); S4; \
+	if (nr > 10) { DEC_ROUND4(10); DEC_ROUND4(11); } \
+	S5; \
+	if (nr > 12) { DEC_ROUND4(12); DEC_ROUND4(13); } \
+	S6; DEC_END; S7; \
 } while (0)
 
 /*
@@ -207,30 +241,36 @@ LMK_TARGET static void enc16_hash16(const struct loop_aesni_key *const ekey[16],
  * IVs of the sectors hplain[] (already decrypted) into hiv[].  The two
  * sets must not overlap.
  */
-LMK_TARGET static void dec16_hash16(const struct loop_aesni_key *const dkey[16],
-				    uint8_t *const ddst[16], const uint8_t *const dsrc[16],
-				    uint8_t hiv[16][16], const uint32_t seed[4],
-				    const uint8_t *const hplain[16], const uint64_t hsector[16])
+LMK_TARGET static inline __attribute__((always_inline)) void
+dec16_hash16(const struct loop_aesni_key *const dkey[16], uint8_t *const ddst[16],
+	     const uint8_t *const dsrc[16], uint8_t hiv[16][16], const uint32_t seed[4],
+	     const uint8_t *const hplain[16], const uint64_t hsector[16], const int nr)
 {
 	v8 a0, b0, c0, d0, a1, b1, c1, d1, w0[16], w1[16];
-	__m256i rk[15], x0, x1, x2, x3, x4, x5, x6, x7;
+	__m256i rk[15], x0, x1, x2, x3;
 	__m128i carry = _mm_setzero_si128();
+	const uint8_t *s_;
+	uint8_t *d_;
 	struct lmk_hash h;
-	const int nr = dkey[0]->rounds;
 	int mb;
+	MD5_CONSTS;
 
 	hash_blocks(&h, hplain, hsector);
 	MD5_INIT(seed);
-	/* one MD5 block (8 groups of steps) per two sectors (4 halves) */
+	/* one MD5 block (64 steps) per two sectors (8 quarters) */
 	for (mb = 0; mb < 8; mb++) {
 		MD5_SAVE;
 
 		md5_load_x8(w0, h.blk[mb], 0);
 		md5_load_x8(w1, h.blk[mb] + 8, 0);
-		AES_DEC_HALF(2 * mb, 0); MD5_OCT0; MD5_OCT1;
-		AES_DEC_HALF(2 * mb, 1); MD5_OCT2; MD5_OCT3;
-		AES_DEC_HALF(2 * mb + 1, 0); MD5_OCT4; MD5_OCT5;
-		AES_DEC_HALF(2 * mb + 1, 1); MD5_OCT6; MD5_OCT7;
+		DEC_QUARTER_MIX(2 * mb, 0, MD5_S0, MD5_S1, MD5_S2, MD5_S3, MD5_S4, MD5_S5, MD5_S6, MD5_S7);
+		DEC_QUARTER_MIX(2 * mb, 1, MD5_S8, MD5_S9, MD5_S10, MD5_S11, MD5_S12, MD5_S13, MD5_S14, MD5_S15);
+		DEC_QUARTER_MIX(2 * mb, 2, MD5_S16, MD5_S17, MD5_S18, MD5_S19, MD5_S20, MD5_S21, MD5_S22, MD5_S23);
+		DEC_QUARTER_MIX(2 * mb, 3, MD5_S24, MD5_S25, MD5_S26, MD5_S27, MD5_S28, MD5_S29, MD5_S30, MD5_S31);
+		DEC_QUARTER_MIX(2 * mb + 1, 0, MD5_S32, MD5_S33, MD5_S34, MD5_S35, MD5_S36, MD5_S37, MD5_S38, MD5_S39);
+		DEC_QUARTER_MIX(2 * mb + 1, 1, MD5_S40, MD5_S41, MD5_S42, MD5_S43, MD5_S44, MD5_S45, MD5_S46, MD5_S47);
+		DEC_QUARTER_MIX(2 * mb + 1, 2, MD5_S48, MD5_S49, MD5_S50, MD5_S51, MD5_S52, MD5_S53, MD5_S54, MD5_S55);
+		DEC_QUARTER_MIX(2 * mb + 1, 3, MD5_S56, MD5_S57, MD5_S58, MD5_S59, MD5_S60, MD5_S61, MD5_S62, MD5_S63);
 		MD5_FEED;
 	}
 	md5_store_ivs16(hiv, a0, b0, c0, d0, a1, b1, c1, d1);
@@ -240,6 +280,35 @@ LMK_TARGET static void dec16_hash16(const struct loop_aesni_key *const dkey[16],
 	explicit_bzero(rk, sizeof(rk));
 	_mm256_zeroall();
 }
+
+/* one copy of each per AES key size, so the round count is a constant */
+#define LMK_PER_NR(nr) \
+LMK_TARGET static void enc16_hash16_##nr(const struct loop_aesni_key *const ekey[16], \
+	const uint8_t eiv[16][16], uint8_t *const edst[16], const uint8_t *const esrc[16], \
+	uint8_t hiv[16][16], const uint32_t seed[4], const uint8_t *const hplain[16], \
+	const uint64_t hsector[16]) \
+{ \
+	enc16_hash16(ekey, eiv, edst, esrc, hiv, seed, hplain, hsector, nr); \
+} \
+LMK_TARGET static void dec16_hash16_##nr(const struct loop_aesni_key *const dkey[16], \
+	uint8_t *const ddst[16], const uint8_t *const dsrc[16], uint8_t hiv[16][16], \
+	const uint32_t seed[4], const uint8_t *const hplain[16], const uint64_t hsector[16]) \
+{ \
+	dec16_hash16(dkey, ddst, dsrc, hiv, seed, hplain, hsector, nr); \
+}
+LMK_PER_NR(10)
+LMK_PER_NR(12)
+LMK_PER_NR(14)
+
+typedef void enc16_hash16_fn(const struct loop_aesni_key *const ekey[16],
+			     const uint8_t eiv[16][16], uint8_t *const edst[16],
+			     const uint8_t *const esrc[16], uint8_t hiv[16][16],
+			     const uint32_t seed[4], const uint8_t *const hplain[16],
+			     const uint64_t hsector[16]);
+typedef void dec16_hash16_fn(const struct loop_aesni_key *const dkey[16],
+			     uint8_t *const ddst[16], const uint8_t *const dsrc[16],
+			     uint8_t hiv[16][16], const uint32_t seed[4],
+			     const uint8_t *const hplain[16], const uint64_t hsector[16]);
 
 /* ---- runs ------------------------------------------------------------- */
 
@@ -276,6 +345,8 @@ static void fix_first_blocks(struct lmk_batch *b)
 size_t loop_aesni_lmk_encrypt(const struct loop_aesni_key keys[64], const uint32_t seed[4],
 			      uint64_t first, uint8_t *dst, const uint8_t *src, size_t n)
 {
+	enc16_hash16_fn *const enc16_hash16_nr = keys[0].rounds == 10 ? enc16_hash16_10 :
+		keys[0].rounds == 12 ? enc16_hash16_12 : enc16_hash16_14;
 	struct lmk_batch b[2];
 	size_t i, batches = n / 16;
 	int cur = 0;
@@ -288,7 +359,7 @@ size_t loop_aesni_lmk_encrypt(const struct loop_aesni_key keys[64], const uint32
 		struct lmk_batch *e = &b[cur], *nx = &b[cur ^ 1];
 
 		batch_at(nx, keys, first, dst, src, 16 * i);
-		enc16_hash16(e->key, (const uint8_t (*)[16])e->iv, e->dst, e->src,
+		enc16_hash16_nr(e->key, (const uint8_t (*)[16])e->iv, e->dst, e->src,
 			     nx->iv, seed, nx->src, nx->sector);
 		cur ^= 1;
 	}
@@ -304,6 +375,8 @@ size_t loop_aesni_lmk_decrypt(const struct loop_aesni_key keys[64], const uint32
 			      uint64_t first, uint8_t *dst, const uint8_t *src, size_t n)
 {
 	static const uint8_t zero[16] __attribute__((aligned(16)));
+	dec16_hash16_fn *const dec16_hash16_nr = keys[0].rounds == 10 ? dec16_hash16_10 :
+		keys[0].rounds == 12 ? dec16_hash16_12 : dec16_hash16_14;
 	struct lmk_batch b[2];
 	size_t i, batches = n / 16;
 	int cur = 0, l;
@@ -317,7 +390,7 @@ size_t loop_aesni_lmk_decrypt(const struct loop_aesni_key keys[64], const uint32
 		struct lmk_batch *hb = &b[cur], *d = &b[cur ^ 1];
 
 		batch_at(d, keys, first, dst, src, 16 * i);
-		dec16_hash16(d->key, d->dst, d->src, hb->iv, seed,
+		dec16_hash16_nr(d->key, d->dst, d->src, hb->iv, seed,
 			     (const uint8_t *const *)hb->dst, hb->sector);
 		fix_first_blocks(hb);
 		cur ^= 1;
