@@ -107,12 +107,17 @@ daemon_of() {
 	# the pid in /run/sendsigs.omit.d (Debian's sendsigs)
 	[ "$(head -c 1 "/proc/$pid/cmdline")" = @ ]
 	[ "$(cat "/run/sendsigs.omit.d/cryptoloop-fuse.$pid")" = "$pid" ]
-	# it leaves when its loop device lets go
-	detach "$dev"
+	# it leaves when its loop device lets go, by itself: util-linux's
+	# losetup -d only detaches (ours would stop the daemon after a while)
+	mnt=$(grep -l "device=$dev\$" "$STATE_DIR"/*/state | xargs grep -h '^mount=' | cut -d= -f2)
+	"$UL_LOSETUP" -d "$dev"
 	for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 	! kill -0 "$pid" 2>/dev/null || [ "$(awk '{print $3}' "/proc/$pid/stat")" = Z ] ||
 		fail "the daemon outlived its device"
 	[ ! -e "/run/sendsigs.omit.d/cryptoloop-fuse.$pid" ]
+	# and took its FUSE mount and its record with it
+	! grep -q " $mnt " /proc/mounts || fail "$mnt is still mounted"
+	[ ! -e "$(dirname "$mnt")" ]
 	assert_clean
 }
 

@@ -9,9 +9,14 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "libloop.h"
@@ -159,6 +164,93 @@ static void test_corrupt(void)
 	ok(parse_text(edited("pid", "pid=0"), &st) == 0, "pid 0 (kmod) is fine");
 }
 
+/* A copy of sleep(1) named cryptoloop-fuse in @dir: a process whose
+ * /proc/PID/exe looks like the daemon's. Its pid, or -1. */
+static pid_t fake_daemon(const char *dir, char *path, size_t size)
+{
+	char data[65536];
+	ssize_t n;
+	int in, out, i;
+	pid_t pid;
+
+	snprintf(path, size, "%s/cryptoloop-fuse", dir);
+	in = open("/bin/sleep", O_RDONLY);
+	out = open(path, O_WRONLY | O_CREAT | O_EXCL, 0700);
+	if (in < 0 || out < 0)
+		return -1;
+	while ((n = read(in, data, sizeof(data))) > 0)
+		if (write(out, data, (size_t)n) != n)
+			n = -1;
+	close(in);
+	if (close(out) || n < 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		execl(path, "cryptoloop-fuse", "60", (char *)NULL);
+		_exit(127);
+	}
+	/* until the exec shows in /proc/PID/exe */
+	for (i = 0; pid > 0 && i < 200 && !loop_pid_is_daemon(pid); i++)
+		nanosleep(&(struct timespec){ .tv_nsec = 10000000 }, NULL);
+	return pid;
+}
+
+/*
+ * Each proof on its own: a record that is right in everything (same
+ * boot, a live cryptoloop-fuse with its start time, the mount in its own
+ * directory) proves its daemon; wrong in any one thing, it does not.
+ * Without the record that proves, a check that was dropped would go
+ * unnoticed behind the others.
+ */
+static void test_proof_each(const char *boot)
+{
+	char dir[] = "test-state.XXXXXX", path[PATH_MAX];
+	struct loop_state good, st;
+	pid_t pid;
+
+	if (!mkdtemp(dir)) {
+		ok(0, "cannot make a directory for the stand-in daemon");
+		return;
+	}
+	pid = fake_daemon(dir, path, sizeof(path));
+	ok(pid > 0 && loop_pid_is_daemon(pid), "a stand-in cryptoloop-fuse runs (pid %ld)",
+	   (long)pid);
+	sample(&good);
+	snprintf(good.boot_id, sizeof(good.boot_id), "%s", boot);
+	good.pid = pid;
+	good.pid_start = pid > 0 ? loop_pid_start(pid) : 0;
+	ok(loop_state_proves_daemon(&good), "the right boot, daemon, start time and own mount: "
+	   "proven");
+
+	st = good;
+	snprintf(st.boot_id, sizeof(st.boot_id), "0b7d3f4e-1111-2222-3333-444455556666");
+	ok(!loop_state_proves_daemon(&st), "only the boot id wrong: not proven");
+	st = good;
+	snprintf(st.mount, sizeof(st.mount), "/mnt");
+	ok(!loop_state_proves_daemon(&st), "only the mount outside the record's directory: "
+	   "not proven");
+	st = good;
+	snprintf(st.mount, sizeof(st.mount), "%s/fuse.abcdef/../../mnt", LOOP_STATE_DIR);
+	ok(!loop_state_proves_daemon(&st), "only the mount climbing out of it: not proven");
+	st = good;
+	snprintf(st.id, sizeof(st.id), "fuse.other");
+	ok(!loop_state_proves_daemon(&st), "only the mount in another record's directory: "
+	   "not proven");
+	st = good;
+	st.pid_start++;
+	ok(!loop_state_proves_daemon(&st), "only the start time wrong (a reused pid): not proven");
+	st = good;
+	st.engine = LOOP_ENGINE_KMOD;
+	ok(!loop_state_proves_daemon(&st), "only the engine not fuse: not proven");
+
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	unlink(path);
+	rmdir(dir);
+}
+
 static void test_proof(void)
 {
 	struct loop_state st;
@@ -191,6 +283,7 @@ static void test_proof(void)
 	ok(!loop_state_proves_daemon(&st), "nor one that climbs out of it");
 	sample(&st);
 	ok(!loop_state_proves_daemon(&st), "another boot's record proves nothing");
+	test_proof_each(boot);
 }
 
 /* What users of the opaque struct read: each accessor its own field. */
