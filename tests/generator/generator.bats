@@ -113,9 +113,58 @@ SVC0=cryptoloop-setup-cryptoloop0.service
 	grep -q '/dev/sdb8' "$T/normal/cryptoloop-setup-cryptoloop7.service"
 }
 
+@test "the device number is the kernel's spelling: no sign, no leading zero, no space" {
+	local bad
+	for bad in '+5' '05' '\0405' '-1' '0x1' '64' '1e1' ''; do
+		generate "/dev/cryptoloop$bad none swap sw,x-cryptoloop.source=/dev/sdb2,x-cryptoloop.encryption=AES128,x-cryptoloop.phash=random 0 0"
+		[ "$status" -eq 1 ] || fail "/dev/cryptoloop$bad: exit status $status"
+		[[ "$stderr" == *": the first field must be /dev/cryptoloopN (N < 64)"* ]] ||
+			fail "/dev/cryptoloop$bad: $stderr"
+		[ -z "$(ls -A "$T/normal")" ] || fail "/dev/cryptoloop$bad: $(ls "$T/normal")"
+	done
+	generate "/dev/cryptoloop10 none swap sw,x-cryptoloop.source=/dev/sdb2,x-cryptoloop.encryption=AES128,x-cryptoloop.phash=random 0 0"
+	[ "$status" -eq 0 ]
+	verify cryptoloop-setup-cryptoloop10.service
+}
+
+@test "fstab bytes that would end a unit line or continue it are escaped" {
+	# fstab(5) escapes: \015 CR, \012 LF, \057 '/', \134 a backslash
+	generate '/dev/cryptoloop2 none swap sw,x-cryptoloop.source=/dev/sd\015ExecStartPre=\057bin\057false\134,x-cryptoloop.encryption=AES128,x-cryptoloop.phash=random,x-cryptoloop.pseed=a\012Before=x.target\134 0 0'
+	[ "$status" -eq 0 ]
+	u="$T/normal/cryptoloop-setup-cryptoloop2.service"
+	lines_clean "$u"
+	src=$(printf '/dev/sd\rExecStartPre=/bin/false\\')
+	# systemd's own escaping names the device unit
+	grep -qxF "BindsTo=$(systemd-escape --path --suffix=device "$src")" "$u"
+	# C escapes in the Exec= words, which systemd undoes
+	grep -qF ' "/dev/sd\rExecStartPre=/bin/false\\"' "$u"
+	grep -qF ' "--pseed" "a\nBefore=x.target\\" ' "$u"
+	# none in Description=, which is taken as it is: the escapes show
+	grep -qxF 'Description=Encrypted swap device /dev/cryptoloop2 on /dev/sd\rExecStartPre=/bin/false\\' "$u"
+	grep -qx 'Documentation=man:cryptoloop-generator(8) man:losetup(8)' "$u"
+	verify cryptoloop-setup-cryptoloop2.service
+}
+
+@test "a file source with a control character is refused: RequiresMountsFor= cannot name it" {
+	generate '/dev/cryptoloop3 none swap sw,x-cryptoloop.source=/var/s\015wap.img,x-cryptoloop.encryption=AES256 0 0'
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"swap line /dev/cryptoloop3: x-cryptoloop.source: a file path with control characters cannot be named"* ]]
+	[ -z "$(ls -A "$T/normal")" ]
+}
+
 @test "no fstab: nothing to do, no error" {
 	export SYSTEMD_FSTAB="$T/none"
 	run "$GENERATOR" "$T/normal" "$T/early" "$T/late"
 	[ "$status" -eq 0 ]
+	[ -z "$(ls -A "$T/normal")" ]
+}
+
+@test "an fstab path SourcePath= cannot take as it is: refused, no unit" {
+	printf '%s\n' "/dev/cryptoloop0 none swap sw,x-cryptoloop.source=/dev/sdb2,x-cryptoloop.encryption=AES128,x-cryptoloop.phash=random 0 0" \
+		> "$T/fs%tab"
+	export SYSTEMD_FSTAB="$T/fs%tab"
+	run --separate-stderr "$GENERATOR" "$T/normal" "$T/early" "$T/late"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"SYSTEMD_FSTAB: a path with control characters, '%' or '\\' cannot be the units' SourcePath="* ]]
 	[ -z "$(ls -A "$T/normal")" ]
 }

@@ -32,6 +32,18 @@ exec_words() {
 	eval "printf '%s\n' ${line#*=}"
 }
 
+# lines_clean UNIT: each line of the unit is one line to systemd too. Its
+# reader also ends a line at CR (and NUL), and joins a line that ends in an
+# unescaped backslash to the next one (systemd.syntax(7)); the generator
+# writes every other byte as an escape, so the file is printable ASCII.
+lines_clean() {
+	local odd
+	[ "$(LC_ALL=C tr -d '\n[:print:]' < "$1" | wc -c)" -eq 0 ] ||
+		fail "$1: bytes outside printable ASCII: $(cat -A "$1")"
+	odd=$(awk '{ if (match($0, /\\+$/) && RLENGTH % 2) print }' "$1")
+	[ -z "$odd" ] || fail "$1: a line goes on in the next: $odd"
+}
+
 # verify UNIT...: systemd-analyze verify in a root holding systemd's own
 # units, the generated ones in /etc/systemd/system, and the programs they
 # run (verify checks that each Exec= path is executable in that root)
