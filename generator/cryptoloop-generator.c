@@ -237,17 +237,11 @@ static int write_service(const char *dir, const char *name, const struct swap_li
 	if (!s->random_key)
 		fprintf(f, "TimeoutSec=infinity\n");
 	if (s->random_key) {
-		/* new keys each boot overwrite the source: never a filesystem */
-		const char *check[] = {
-			"/bin/sh", "-c",
-			"if t=$(\"$0\" -p -o value -s TYPE -- \"$1\"); then "
-			"[ \"$t\" = swap ] || { echo \"$1 holds a $t signature: not "
-			"overwritten with random-key swap\" >&2; exit 1; }; fi",
-			BLKID_PATH, s->source,
-		};
+		/* new keys each boot overwrite the source: only an empty
+		 * one or an old swap area, device or file */
+		const char *check[] = { CHECK_SWAP_SOURCE_PATH, s->source };
 
-		if (!strncmp(s->source, "/dev/", 5))
-			put_exec(f, "ExecStartPre", check, sizeof(check) / sizeof(check[0]));
+		put_exec(f, "ExecStartPre", check, 2);
 	}
 	argv[n++] = LOSETUP_PATH;
 	argv[n++] = "--engine";

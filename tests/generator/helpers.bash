@@ -4,6 +4,7 @@
 
 : "${top_builddir:=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}"
 GENERATOR="$top_builddir/generator/cryptoloop-generator"
+CHECK="$top_builddir/generator/cryptoloop-check-swap-source"
 
 gen_setup() {
 	common_setup cryptoloop-gen
@@ -32,6 +33,15 @@ exec_words() {
 	eval "printf '%s\n' ${line#*=}"
 }
 
+# run_check UNIT: run the unit's ExecStartPre, the source check, as the
+# unit would, with this build's program in place of the installed one
+run_check() {
+	local w
+	mapfile -t w < <(exec_words "$1" ExecStartPre)
+	[[ "${w[0]}" == */cryptoloop-check-swap-source ]] || fail "ExecStartPre: ${w[*]}"
+	run --separate-stderr "$CHECK" "${w[@]:1}"
+}
+
 # lines_clean UNIT: each line of the unit is one line to systemd too. Its
 # reader also ends a line at CR (and NUL), and joins a line that ends in an
 # unescaped backslash to the next one (systemd.syntax(7)); the generator
@@ -58,6 +68,7 @@ verify() {
 			mkdir -p "$root$(dirname "$w")"
 			case "$w" in
 			*/losetup) cp "$top_builddir/losetup/losetup" "$root$w" ;;
+			*/cryptoloop-check-swap-source) cp "$CHECK" "$root$w" ;;
 			*) cp -L "$w" "$root$w" ;;
 			esac
 		done
