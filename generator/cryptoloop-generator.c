@@ -108,6 +108,27 @@ static bool module_available(void)
 	return false;
 }
 
+/*
+ * N of "/dev/cryptoloopN", written as the kernel names the device: decimal
+ * digits, no sign, no leading zero.  Another spelling of the same number
+ * ("/dev/cryptoloop05") is another path to systemd-fstab-generator's swap
+ * unit, and to swapon, than the device this service sets up.
+ */
+static int device_number(const char *src, unsigned int *n)
+{
+	static const char prefix[] = "/dev/cryptoloop";
+	const char *d = src + sizeof(prefix) - 1;
+
+	if (strncmp(src, prefix, sizeof(prefix) - 1) || !*d || (d[0] == '0' && d[1]))
+		return -EINVAL;
+	for (*n = 0; *d; d++) {
+		if (*d < '0' || *d > '9' || *n > 1000)
+			return -EINVAL;
+		*n = *n * 10 + (unsigned int)(*d - '0');
+	}
+	return 0;
+}
+
 /* UUID=, LABEL=, PARTUUID=, PARTLABEL= as the udev link systemd waits for. */
 static char *source_path(const char *src)
 {
@@ -161,7 +182,7 @@ static void put_exec(FILE *f, const char *key, const char *const *argv, size_t n
 	for (i = 0; i < n; i++) {
 		if (i)
 			fputc(' ', f);
-		unit_put_word(f, argv[i], true);
+		unit_put_exec_word(f, argv[i]);
 	}
 	fputc('\n', f);
 }
@@ -206,7 +227,7 @@ static int write_service(const char *dir, const char *name, const struct swap_li
 	} else {
 		/* a quoted word: the path may hold spaces */
 		fputs("RequiresMountsFor=", f);
-		unit_put_word(f, s->source, false);
+		unit_put_path_word(f, s->source);
 		fputc('\n', f);
 	}
 	fprintf(f, "Before=%s\n", swap_unit);
@@ -216,17 +237,11 @@ static int write_service(const char *dir, const char *name, const struct swap_li
 	if (!s->random_key)
 		fprintf(f, "TimeoutSec=infinity\n");
 	if (s->random_key) {
-		/* new keys each boot overwrite the source: never a filesystem */
-		const char *check[] = {
-			"/bin/sh", "-c",
-			"if t=$(\"$0\" -p -o value -s TYPE -- \"$1\"); then "
-			"[ \"$t\" = swap ] || { echo \"$1 holds a $t signature: not "
-			"overwritten with random-key swap\" >&2; exit 1; }; fi",
-			BLKID_PATH, s->source,
-		};
+		/* new keys each boot overwrite the source: only an empty
+		 * one or an old swap area, device or file */
+		const char *check[] = { CHECK_SWAP_SOURCE_PATH, s->source };
 
-		if (!strncmp(s->source, "/dev/", 5))
-			put_exec(f, "ExecStartPre", check, sizeof(check) / sizeof(check[0]));
+		put_exec(f, "ExecStartPre", check, 2);
 	}
 	argv[n++] = LOSETUP_PATH;
 	argv[n++] = "--engine";
@@ -354,7 +369,7 @@ static int handle_swap(struct libmnt_fs *fs, const char *dir, unsigned long *don
 	struct swap_line s = { 0 };
 	char *raw_source = NULL, *ours = NULL, *bad = NULL, name[128];
 	const char *src = mnt_fs_get_source(fs), *engine;
-	int consumed = 0, rc = -EINVAL;
+	int rc = -EINVAL;
 
 	mopt_init(&s.req);
 	if (collect_options(fs, &raw_source, &ours) < 0) {
@@ -366,8 +381,7 @@ static int handle_swap(struct libmnt_fs *fs, const char *dir, unsigned long *don
 			   "holds the encrypted swap?");
 		goto out;
 	}
-	if (!src || sscanf(src, "/dev/cryptoloop%u%n", &s.devno, &consumed) != 1 ||
-	    src[consumed] || s.devno >= 8 * sizeof(*done)) {
+	if (!src || device_number(src, &s.devno) < 0 || s.devno >= 8 * sizeof(*done)) {
 		line_error(fs, "the first field must be /dev/cryptoloopN (N < %zu), the "
 			   "device the kmod engine makes", 8 * sizeof(*done));
 		goto out;
@@ -414,6 +428,11 @@ static int handle_swap(struct libmnt_fs *fs, const char *dir, unsigned long *don
 	if (!s.source) {
 		line_error(fs, "x-cryptoloop.source=%s: not an absolute path or "
 			   "UUID=/LABEL=/PARTUUID=/PARTLABEL=", raw_source);
+		goto out;
+	}
+	if (strncmp(s.source, "/dev/", 5) && !unit_path_writable(s.source)) {
+		line_error(fs, "x-cryptoloop.source: a file path with control characters "
+			   "cannot be named in the unit's RequiresMountsFor=");
 		goto out;
 	}
 	s.random_key = phash_random(&s.req);
@@ -483,6 +502,12 @@ int main(int argc, char **argv)
 	fstab_path = getenv("SYSTEMD_FSTAB");
 	if (!fstab_path || !*fstab_path)
 		fstab_path = "/etc/fstab";
+	/* SourcePath= takes it raw, specifiers expanded: keep it plain */
+	if (!unit_path_writable(fstab_path) || strpbrk(fstab_path, "%\\")) {
+		fprintf(stderr, "cryptoloop-generator: SYSTEMD_FSTAB: a path with control "
+			"characters, '%%' or '\\' cannot be the units' SourcePath=\n");
+		return 1;
+	}
 	umask(022);
 
 	tb = mnt_new_table();

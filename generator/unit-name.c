@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * systemd's unit name escaping (systemd.unit(5), "String Escaping for
- * Inclusion in Unit Names") and Exec= quoting (systemd.service(5),
- * "Command lines"), written from the documentation.
+ * Inclusion in Unit Names") and unit file quoting (systemd.syntax(7),
+ * "Quoting"; systemd.service(5), "Command lines"), written from the
+ * documentation and checked against systemd 252's parser.
+ *
+ * A unit file line ends at a line feed, a carriage return or a NUL, and a
+ * line that ends in an unescaped backslash goes on in the next one; so no
+ * control character and no such backslash may come through raw from a
+ * value of fstab.
  */
 #include "config.h"
 
@@ -53,30 +59,68 @@ char *unit_name_from_path(const char *path, const char *suffix)
 	return out;
 }
 
-void unit_put_word(FILE *f, const char *arg, bool exec)
+/* Outside printable ASCII: what systemd's own C escaping (cescape) writes
+ * as an escape, and what its line reader may take for a line end. */
+static bool unprintable(unsigned char c)
+{
+	return c < 0x20 || c >= 0x7f;
+}
+
+/* @c as a C escape that systemd's unquoting reads back (systemd.syntax(7)). */
+static void put_c_escape(FILE *f, unsigned char c)
+{
+	static const char named[][2] = {
+		{ '\a', 'a' }, { '\b', 'b' }, { '\f', 'f' }, { '\n', 'n' },
+		{ '\r', 'r' }, { '\t', 't' }, { '\v', 'v' },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
+		if (c == (unsigned char)named[i][0]) {
+			fprintf(f, "\\%c", named[i][1]);
+			return;
+		}
+	}
+	fprintf(f, "\\%03o", c);
+}
+
+void unit_put_exec_word(FILE *f, const char *arg)
 {
 	fputc('"', f);
 	for (; *arg; arg++) {
-		switch (*arg) {
-		case '\\':
-		case '"':
-			fputc('\\', f);
-			fputc(*arg, f);
-			break;
-		case '$':
-			if (exec)
-				fputc('$', f);
-			fputc('$', f);
-			break;
-		case '%':
+		unsigned char c = (unsigned char)*arg;
+
+		if (c == '\\' || c == '"')
+			fprintf(f, "\\%c", c);
+		else if (c == '$')
+			fputs("$$", f);
+		else if (c == '%')
 			fputs("%%", f);
-			break;
-		case '\n':
-			fputs("\\n", f);
-			break;
-		default:
-			fputc(*arg, f);
-		}
+		else if (unprintable(c))
+			put_c_escape(f, c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+bool unit_path_writable(const char *path)
+{
+	for (; *path; path++)
+		if ((unsigned char)*path < 0x20 || *path == 0x7f)
+			return false;
+	return true;
+}
+
+void unit_put_path_word(FILE *f, const char *path)
+{
+	fputc('"', f);
+	for (; *path; path++) {
+		if (*path == '\\' || *path == '"')
+			fputc('\\', f);
+		if (*path == '%')
+			fputc('%', f);
+		fputc(*path, f);
 	}
 	fputc('"', f);
 }
@@ -84,8 +128,15 @@ void unit_put_word(FILE *f, const char *arg, bool exec)
 void unit_put_text(FILE *f, const char *text)
 {
 	for (; *text; text++) {
-		if (*text == '%')
-			fputc('%', f);
-		fputc(*text == '\n' ? ' ' : *text, f);
+		unsigned char c = (unsigned char)*text;
+
+		if (c == '\\')
+			fputs("\\\\", f);
+		else if (c == '%')
+			fputs("%%", f);
+		else if (unprintable(c))
+			put_c_escape(f, c);
+		else
+			fputc(c, f);
 	}
 }

@@ -65,6 +65,25 @@ static void __attribute__((noreturn)) usage(int status)
 	exit(status);
 }
 
+/*
+ * Only root runs the helper, and the real uid decides, before any argument
+ * is acted on.  mount(8) runs the helper of a "user"/"users" line with
+ * the user's ids: setting up a device needs root, and a setuid copy would
+ * hand the user whatever libloop can do, and read root's files for them
+ * (--convert-fstab printed a 0600 fstab's pseed=).  Nothing is read or
+ * asked for first, not even a passphrase.
+ */
+static void refuse_users(int argc, char **argv)
+{
+	if (getuid() == 0)
+		return;
+	/* mount(8)'s call is "mount.cryptoloop IMAGE DIR ...": name the image */
+	if (argc > 2 && argv[1][0] != '-')
+		errx(MOUNT_EX_USAGE, "%s: user mounts of encrypted images are not supported "
+		     "(\"user\"/\"users\" in fstab): only root can mount it", argv[1]);
+	errx(MOUNT_EX_USAGE, "only root can run %s", program_invocation_short_name);
+}
+
 static void parse_args(int argc, char **argv, struct helper_args *a)
 {
 	int c;
@@ -325,17 +344,9 @@ int main(int argc, char **argv)
 	struct stat st;
 	int rc;
 
+	refuse_users(argc, argv);
 	parse_args(argc, argv, &a);
 	mnt_init_debug(0);
-	/*
-	 * mount(8) runs helpers of "user"/"users" lines with the user's
-	 * ids. Setting up a device needs root, and a setuid helper would
-	 * hand the user whatever losetup can do; so refuse, before a
-	 * passphrase is asked for.
-	 */
-	if (getuid() != 0)
-		errx(MOUNT_EX_USAGE, "%s: user mounts of encrypted images are not supported "
-		     "(\"user\"/\"users\" in fstab): only root can mount it", a.source);
 	if (a.options && mnt_optstr_get_option(a.options, "remount", NULL, NULL) == 0)
 		return remount(&a);
 

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <limits.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <libmount.h>
 
 #include "device.h"
@@ -83,6 +84,19 @@ int main(int argc, char **argv)
 	char *device = NULL, buf[BUFSIZ] = "";
 	int c, rc;
 
+	/*
+	 * Only root, by the real uid and before any argument is acted on: a
+	 * setuid copy would unmount and detach for a user, and tell them
+	 * which image is behind a mount.  The helper never mounts for a user
+	 * (mount.cryptoloop refuses "user"/"users"), so no user unmount can
+	 * be ours.
+	 */
+	if (getuid() != 0) {
+		if (argc > 1 && argv[1][0] != '-')
+			errx(UMOUNT_EX_USAGE, "%s: only root can unmount an encrypted image and "
+			     "detach its device", argv[1]);
+		errx(UMOUNT_EX_USAGE, "only root can run %s", program_invocation_short_name);
+	}
 	if (argc < 2 || argv[1][0] == '-') {
 		fprintf(stderr, "Usage: %s DIR|DEVICE|IMAGE [-flnrv]\n",
 			program_invocation_short_name);

@@ -33,7 +33,9 @@ SVC0=cryptoloop-setup-cryptoloop0.service
 	mapfile -t w < <(exec_words "$u" ExecStartPost)
 	[[ "${w[0]}" == */mkswap ]]
 	[ "${w[1]}" = /dev/cryptoloop0 ]
-	grep -q '^ExecStartPre=.*signature' "$u"
+	mapfile -t w < <(exec_words "$u" ExecStartPre)
+	[[ "${w[0]}" == /*/cryptoloop-check-swap-source ]]
+	[ "${w[*]:1}" = /dev/sdb2 ]
 	mapfile -t w < <(exec_words "$u" ExecStop)
 	[ "${w[*]:1}" = "-d /dev/cryptoloop0" ]
 	verify "$SVC0"
@@ -60,6 +62,81 @@ SVC0=cryptoloop-setup-cryptoloop0.service
 	# the passphrase is asked at the console: no time limit
 	grep -qx 'TimeoutSec=infinity' "$u"
 	verify cryptoloop-setup-cryptoloop3.service
+}
+
+# swap_file_line SOURCE: generate a random-key swap line on SOURCE; its unit in $u
+swap_file_line() {
+	generate "/dev/cryptoloop6 none swap sw,x-cryptoloop.source=$1,x-cryptoloop.encryption=AES128,x-cryptoloop.phash=random 0 0"
+	[ "$status" -eq 0 ] || fail "$stderr"
+	u="$T/normal/cryptoloop-setup-cryptoloop6.service"
+}
+
+@test "random-key swap on a file: the file is checked before it is overwritten, too" {
+	swap_file_line "$T/swap.img"
+	mapfile -t w < <(exec_words "$u" ExecStartPre)
+	[ "${w[*]:1}" = "$T/swap.img" ]
+	# in the order systemd runs them: the check, losetup, mkswap
+	[ "$(grep -o '^Exec[A-Za-z]*=' "$u" | tr -d '\n')" = "ExecStartPre=ExecStart=ExecStartPost=ExecStop=" ]
+	verify cryptoloop-setup-cryptoloop6.service
+}
+
+@test "source check: an intact ext4 with a stale FAT boot sector (blkid -p: ambivalent) is refused" {
+	command -v mkfs.vfat > /dev/null || skip "mkfs.vfat (dosfstools) missing"
+	truncate -s 32M "$T/swap.img" "$T/fat.img"
+	mkfs.ext4 -q "$T/swap.img"
+	echo data > "$T/file"
+	debugfs -w -R "write $T/file kept" "$T/swap.img" > /dev/null 2>&1
+	# a FAT boot sector over sector 0, which ext4 leaves unused (its
+	# superblock starts at byte 1024)
+	mkfs.vfat "$T/fat.img" > /dev/null
+	dd if="$T/fat.img" of="$T/swap.img" bs=512 count=1 conv=notrunc status=none
+	e2fsck -fn "$T/swap.img" > /dev/null 2>&1 || fail "the ext4 is not intact"
+	run blkid -p "$T/swap.img"
+	[ "$status" -eq 8 ] || fail "blkid -p exits $status, not 8 (ambivalent): $output"
+	swap_file_line "$T/swap.img"
+	run_check "$u"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"$T/swap.img holds several signatures ("*ext4*"), which libblkid cannot choose between: not overwritten with random-key swap"* ]] ||
+		fail "$stderr"
+	[[ "$stderr" == *vfat* ]]
+	# nothing was written: the filesystem and its file are still there
+	e2fsck -fn "$T/swap.img" > /dev/null 2>&1
+	[ "$(debugfs -R "cat kept" "$T/swap.img" 2> /dev/null)" = data ]
+}
+
+@test "source check: a file holding a filesystem, and one holding a partition table, are refused" {
+	truncate -s 32M "$T/swap.img"
+	mkfs.ext4 -q "$T/swap.img"
+	swap_file_line "$T/swap.img"
+	run_check "$u"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "cryptoloop-check-swap-source: $T/swap.img holds ext4 (filesystem): not overwritten with random-key swap (wipefs(8) erases signatures of data no longer wanted)" ] ||
+		fail "$stderr"
+	command -v sfdisk > /dev/null || skip "sfdisk (fdisk) missing"
+	rm "$T/swap.img"
+	truncate -s 32M "$T/swap.img"
+	printf 'label: gpt\n' | sfdisk -q "$T/swap.img"
+	run_check "$u"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"$T/swap.img holds a gpt partition table: not overwritten"* ]] || fail "$stderr"
+}
+
+@test "source check: a zeroed source and an old swap area go on; a missing one does not" {
+	truncate -s 32M "$T/swap.img"
+	swap_file_line "$T/swap.img"
+	run_check "$u"
+	[ "$status" -eq 0 ] || fail "$stderr"
+	[ -z "$stderr" ]
+	mkswap -q "$T/swap.img"
+	[ "$(blkid -p -o value -s TYPE "$T/swap.img")" = swap ]
+	run_check "$u"
+	[ "$status" -eq 0 ] || fail "$stderr"
+	# "blkid -p" exits 2 on a missing file, as on an empty one
+	rm "$T/swap.img"
+	run_check "$u"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"$T/swap.img: cannot probe for signatures: No such file or directory"* ]] ||
+		fail "$stderr"
 }
 
 @test "UUID= source: the udev link is the dependency" {
@@ -113,9 +190,58 @@ SVC0=cryptoloop-setup-cryptoloop0.service
 	grep -q '/dev/sdb8' "$T/normal/cryptoloop-setup-cryptoloop7.service"
 }
 
+@test "the device number is the kernel's spelling: no sign, no leading zero, no space" {
+	local bad
+	for bad in '+5' '05' '\0405' '-1' '0x1' '64' '1e1' ''; do
+		generate "/dev/cryptoloop$bad none swap sw,x-cryptoloop.source=/dev/sdb2,x-cryptoloop.encryption=AES128,x-cryptoloop.phash=random 0 0"
+		[ "$status" -eq 1 ] || fail "/dev/cryptoloop$bad: exit status $status"
+		[[ "$stderr" == *": the first field must be /dev/cryptoloopN (N < 64)"* ]] ||
+			fail "/dev/cryptoloop$bad: $stderr"
+		[ -z "$(ls -A "$T/normal")" ] || fail "/dev/cryptoloop$bad: $(ls "$T/normal")"
+	done
+	generate "/dev/cryptoloop10 none swap sw,x-cryptoloop.source=/dev/sdb2,x-cryptoloop.encryption=AES128,x-cryptoloop.phash=random 0 0"
+	[ "$status" -eq 0 ]
+	verify cryptoloop-setup-cryptoloop10.service
+}
+
+@test "fstab bytes that would end a unit line or continue it are escaped" {
+	# fstab(5) escapes: \015 CR, \012 LF, \057 '/', \134 a backslash
+	generate '/dev/cryptoloop2 none swap sw,x-cryptoloop.source=/dev/sd\015ExecStartPre=\057bin\057false\134,x-cryptoloop.encryption=AES128,x-cryptoloop.phash=random,x-cryptoloop.pseed=a\012Before=x.target\134 0 0'
+	[ "$status" -eq 0 ]
+	u="$T/normal/cryptoloop-setup-cryptoloop2.service"
+	lines_clean "$u"
+	src=$(printf '/dev/sd\rExecStartPre=/bin/false\\')
+	# systemd's own escaping names the device unit
+	grep -qxF "BindsTo=$(systemd-escape --path --suffix=device "$src")" "$u"
+	# C escapes in the Exec= words, which systemd undoes
+	grep -qF ' "/dev/sd\rExecStartPre=/bin/false\\"' "$u"
+	grep -qF ' "--pseed" "a\nBefore=x.target\\" ' "$u"
+	# none in Description=, which is taken as it is: the escapes show
+	grep -qxF 'Description=Encrypted swap device /dev/cryptoloop2 on /dev/sd\rExecStartPre=/bin/false\\' "$u"
+	grep -qx 'Documentation=man:cryptoloop-generator(8) man:losetup(8)' "$u"
+	verify cryptoloop-setup-cryptoloop2.service
+}
+
+@test "a file source with a control character is refused: RequiresMountsFor= cannot name it" {
+	generate '/dev/cryptoloop3 none swap sw,x-cryptoloop.source=/var/s\015wap.img,x-cryptoloop.encryption=AES256 0 0'
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"swap line /dev/cryptoloop3: x-cryptoloop.source: a file path with control characters cannot be named"* ]]
+	[ -z "$(ls -A "$T/normal")" ]
+}
+
 @test "no fstab: nothing to do, no error" {
 	export SYSTEMD_FSTAB="$T/none"
 	run "$GENERATOR" "$T/normal" "$T/early" "$T/late"
 	[ "$status" -eq 0 ]
+	[ -z "$(ls -A "$T/normal")" ]
+}
+
+@test "an fstab path SourcePath= cannot take as it is: refused, no unit" {
+	printf '%s\n' "/dev/cryptoloop0 none swap sw,x-cryptoloop.source=/dev/sdb2,x-cryptoloop.encryption=AES128,x-cryptoloop.phash=random 0 0" \
+		> "$T/fs%tab"
+	export SYSTEMD_FSTAB="$T/fs%tab"
+	run --separate-stderr "$GENERATOR" "$T/normal" "$T/early" "$T/late"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"SYSTEMD_FSTAB: a path with control characters, '%' or '\\' cannot be the units' SourcePath="* ]]
 	[ -z "$(ls -A "$T/normal")" ]
 }

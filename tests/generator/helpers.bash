@@ -4,6 +4,7 @@
 
 : "${top_builddir:=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}"
 GENERATOR="$top_builddir/generator/cryptoloop-generator"
+CHECK="$top_builddir/generator/cryptoloop-check-swap-source"
 
 gen_setup() {
 	common_setup cryptoloop-gen
@@ -32,6 +33,27 @@ exec_words() {
 	eval "printf '%s\n' ${line#*=}"
 }
 
+# run_check UNIT: run the unit's ExecStartPre, the source check, as the
+# unit would, with this build's program in place of the installed one
+run_check() {
+	local w
+	mapfile -t w < <(exec_words "$1" ExecStartPre)
+	[[ "${w[0]}" == */cryptoloop-check-swap-source ]] || fail "ExecStartPre: ${w[*]}"
+	run --separate-stderr "$CHECK" "${w[@]:1}"
+}
+
+# lines_clean UNIT: each line of the unit is one line to systemd too. Its
+# reader also ends a line at CR (and NUL), and joins a line that ends in an
+# unescaped backslash to the next one (systemd.syntax(7)); the generator
+# writes every other byte as an escape, so the file is printable ASCII.
+lines_clean() {
+	local odd
+	[ "$(LC_ALL=C tr -d '\n[:print:]' < "$1" | wc -c)" -eq 0 ] ||
+		fail "$1: bytes outside printable ASCII: $(cat -A "$1")"
+	odd=$(awk '{ if (match($0, /\\+$/) && RLENGTH % 2) print }' "$1")
+	[ -z "$odd" ] || fail "$1: a line goes on in the next: $odd"
+}
+
 # verify UNIT...: systemd-analyze verify in a root holding systemd's own
 # units, the generated ones in /etc/systemd/system, and the programs they
 # run (verify checks that each Exec= path is executable in that root)
@@ -46,6 +68,7 @@ verify() {
 			mkdir -p "$root$(dirname "$w")"
 			case "$w" in
 			*/losetup) cp "$top_builddir/losetup/losetup" "$root$w" ;;
+			*/cryptoloop-check-swap-source) cp "$CHECK" "$root$w" ;;
 			*) cp -L "$w" "$root$w" ;;
 			esac
 		done

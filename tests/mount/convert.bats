@@ -1,12 +1,13 @@
 #!/usr/bin/env bats
 # mount.cryptoloop --convert-fstab: legacy "loop,encryption=" lines and
 # loop-AES swap lines into lines that stock mount(8), swapon(8) and
-# systemd read correctly. No root needed.
+# systemd read correctly (as root: only root runs the helper).
 bats_require_minimum_version 1.5.0
 
 load ../lib/common
 
 setup() {
+	need_root "mount.cryptoloop, which refuses other users"
 	: "${top_builddir:=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}"
 	HELPER="$top_builddir/mount/mount.cryptoloop"
 	common_setup cryptoloop-convert

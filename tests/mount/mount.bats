@@ -168,6 +168,69 @@ nothing_attached() {
 	nothing_attached
 }
 
+# setuid_copy HELPER: a setuid-root copy of the build's HELPER in
+# $TESTDIR (an administrator's mistake), found by RUNPATH (the loader
+# ignores LD_LIBRARY_PATH for setuid programs); skip where setuid
+# programs do not run setuid
+setuid_copy() {
+	command -v setpriv > /dev/null || skip "setpriv (util-linux) missing"
+	chmod 755 "$TESTDIR"
+	install -o root -m 4755 /usr/bin/id "$TESTDIR/id"
+	[ "$(setpriv --reuid=nobody --regid=nogroup --clear-groups "$TESTDIR/id" -u)" = 0 ] ||
+		skip "setuid programs do not run setuid under $TESTDIR (nosuid?)"
+	install -o root -m 4755 "$top_builddir/tests/mount/$1-setuid" "$TESTDIR/$1"
+}
+
+@test "a setuid mount.cryptoloop run by a user reads no file for them: refused before any argument" {
+	setuid_copy mount.cryptoloop
+	# root's fstab, 0600, with a secret in a loop-AES line
+	echo "/srv/a.img /mnt/a ext4 loop,encryption=AES128,pseed=RootOnlySeed42,noauto 0 0" \
+		> "$TESTDIR/fstab.root"
+	chmod 600 "$TESTDIR/fstab.root"
+	for args in "--convert-fstab $TESTDIR/fstab.root" --help --version; do
+		# shellcheck disable=SC2086
+		run --separate-stderr timeout 20 setpriv --reuid=nobody --regid=nogroup \
+			--clear-groups "$TESTDIR/mount.cryptoloop" $args
+		[ "$status" -eq 1 ] || fail "$args: exit status $status: $output $stderr"
+		[ -z "$output" ] || fail "$args: printed: $output"
+		[ "$stderr" = "mount.cryptoloop: only root can run mount.cryptoloop" ] ||
+			fail "$args: $stderr"
+	done
+	# not setuid, the same: only root runs the helper
+	run --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		/sbin/mount.cryptoloop --convert-fstab "$TESTDIR/fstab.root"
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	[ "$stderr" = "mount.cryptoloop: only root can run mount.cryptoloop" ] || fail "$stderr"
+	# root still converts it
+	run /sbin/mount.cryptoloop --convert-fstab "$TESTDIR/fstab.root"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"pseed=RootOnlySeed42"* ]]
+}
+
+@test "umount.cryptoloop run by a user, setuid or not, unmounts and detaches nothing" {
+	LIBMOUNT_FSTAB="$FSTAB" mount "$MNT" 3< "$TESTDIR/pass"
+	dev=$(findmnt -n -o SOURCE "$MNT")
+	setuid_copy umount.cryptoloop
+	for helper in "$TESTDIR/umount.cryptoloop" /sbin/umount.cryptoloop; do
+		for name in "$MNT" "$IMG" "$dev"; do
+			run --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups \
+				"$helper" "$name"
+			[ "$status" -eq 1 ] || fail "$helper $name: exit status $status: $stderr"
+			[ "$stderr" = "umount.cryptoloop: $name: only root can unmount an encrypted image and detach its device" ] ||
+				fail "$helper $name: $stderr"
+		done
+		run --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups \
+			"$helper" --help
+		[ "$status" -eq 1 ]
+		[ "$stderr" = "umount.cryptoloop: only root can run umount.cryptoloop" ] || fail "$stderr"
+	done
+	mountpoint -q "$MNT"
+	[ "$(findmnt -n -o SOURCE "$MNT")" = "$dev" ]
+	umount "$MNT"
+	nothing_attached
+}
+
 @test "mount.cryptoloop attaches through libloop: it links it and runs no losetup" {
 	command -v strace > /dev/null || skip "strace missing"
 	helper="$top_builddir/mount/.libs/mount.cryptoloop"

@@ -34,14 +34,19 @@ setup_file() {
 	mkdir -p "$S/mnt" "$S/gen/normal" "$S/gen/early" "$S/gen/late" "$ASK" /run/systemd/system
 	chmod 755 "$ASK"
 	printf '%s\n' "$PASS" > "$S/pass"
-	# the unit runs losetup from the configured prefix: put this build's
-	# there (the guest's root is a throwaway overlay)
+	# the unit runs losetup and the source check from the configured
+	# prefix: put this build's there (the guest's root is a throwaway
+	# overlay)
 	sbin=$(sed -n 's/^sbindir = //p' "$top_builddir/Makefile")
+	libexec=$(sed -n 's/^libexecdir = //p' "$top_builddir/Makefile")
 	prefix=$(sed -n 's/^prefix = //p' "$top_builddir/Makefile")
 	exec_prefix=$(sed -n 's/^exec_prefix = //p' "$top_builddir/Makefile")
 	exec_prefix=${exec_prefix//'${prefix}'/$prefix}
 	sbin=${sbin//'${exec_prefix}'/$exec_prefix}
-	mkdir -p "$sbin"
+	libexec=${libexec//'${exec_prefix}'/$exec_prefix}
+	mkdir -p "$sbin" "$libexec"
+	# (it links only the system's libblkid: no libtool wrapper)
+	cp "$top_builddir/generator/cryptoloop-check-swap-source" "$libexec/"
 	# (a libtool wrapper cannot be copied; neither needs its library path)
 	printf '#!/bin/sh\nLD_LIBRARY_PATH=%q exec %q "$@"\n' "$LD_LIBRARY_PATH" "$L" \
 		> "$sbin/losetup"
@@ -76,6 +81,7 @@ teardown_file() {
 	if mountpoint -q "$S/mnt"; then umount "$S/mnt"; fi
 	[ ! -d "/sys/block/cryptoloop0/loop" ] || "$L" -d "$SWAPDEV" || true
 	[ ! -s "$S/swapdisk" ] || losetup -d "$(cat "$S/swapdisk")" || true
+	[ ! -s "$S/fsdisk" ] || losetup -d "$(cat "$S/fsdisk")" || true
 	rm -rf "$S"
 }
 
@@ -133,6 +139,25 @@ boot_mount_all() {
 	# the mount line is systemd-fstab-generator's, through mount(8)
 	ls "$S/gen/normal/" | grep -q 'clboot\\x2dstate-mnt\.mount$'
 	# (systemd-analyze verify of these units: tests/generator, on the host)
+}
+
+@test "boot: the setup service leaves a source holding a filesystem alone" {
+	# the generated unit with another disk as the source: an ext4 on it
+	truncate -s 16M "$S/fs.img"
+	mkfs.ext4 -q "$S/fs.img"
+	disk=$(losetup -f --show "$S/fs.img")
+	echo "$disk" > "$S/fsdisk"
+	sed "s|$BOOT_SWAP_DISK|$disk|g" "$S/gen/normal/cryptoloop-setup-cryptoloop0.service" > "$S/fs.service"
+	grep -q "^ExecStartPre=.*cryptoloop-check-swap-source\" \"$disk\"" "$S/fs.service"
+	run --separate-stderr run_unit "$S/fs.service" ExecStartPre ExecStart ExecStartPost
+	echo "$stderr"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"$disk holds ext4 (filesystem): not overwritten with random-key swap"* ]]
+	# refused before losetup: no device, the filesystem intact
+	[ ! -e /sys/block/cryptoloop0/loop ]
+	e2fsck -fn "$disk" > /dev/null
+	losetup -d "$disk"
+	rm "$S/fsdisk"
 }
 
 @test "boot: random-key swap from the fstab swap line, by the generated service" {
