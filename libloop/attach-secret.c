@@ -15,6 +15,7 @@
 #include "ask.h"
 #include "attach-msg.h"
 #include "private.h"
+#include "secure-mem.h"
 
 static int pass_error(struct loop_attach_msg *m, int rc, const char *option,
 		      const char *what)
@@ -138,11 +139,9 @@ static int from_fd(const struct loop_attach_opts *o, unsigned int lines,
 	return 0;
 }
 
-LIBLOOP_EXPORT int loop_attach_read_secret(const struct loop_attach_opts *o,
-					   const struct loop_cipher_spec *spec,
-					   const char *prompt, bool verify,
-					   const char *object, struct loop_pass **pass,
-					   struct loop_attach_msg *m)
+static int read_secret(const struct loop_attach_opts *o, const struct loop_cipher_spec *spec,
+		       const char *prompt, bool verify, const char *object,
+		       struct loop_pass **pass, struct loop_attach_msg *m)
 {
 	unsigned int lines = spec->format == LOOP_FORMAT_LOOPAES ?
 			     LOOP_PASS_MULTI_LINE : LOOP_PASS_ONE_LINE;
@@ -156,6 +155,20 @@ LIBLOOP_EXPORT int loop_attach_read_secret(const struct loop_attach_opts *o,
 		return from_fd(o, lines, pass, m);
 	return ask(o, prompt, object, o->verify || verify, "cannot read the passphrase",
 		   pass, m);
+}
+
+LIBLOOP_EXPORT int loop_attach_read_secret(const struct loop_attach_opts *o,
+					   const struct loop_cipher_spec *spec,
+					   const char *prompt, bool verify,
+					   const char *object, struct loop_pass **pass,
+					   struct loop_attach_msg *m)
+{
+	int rc = read_secret(o, spec, prompt, verify, object, pass, m);
+
+	/* the passphrase was copied and compared through the stack and
+	 * registers */
+	loop_secret_scrub();
+	return rc;
 }
 
 LIBLOOP_EXPORT int loop_attach_random_key(const struct loop_attach_opts *o)
@@ -183,10 +196,9 @@ static int derive_invalid(const struct loop_attach_opts *o, const struct loop_ci
 			  spec->name, o->phash ? o->phash : "default");
 }
 
-LIBLOOP_EXPORT int loop_attach_derive(const struct loop_attach_opts *o,
-				      const struct loop_cipher_spec *spec,
-				      const struct loop_pass *pass, struct loop_key **key,
-				      struct loop_attach_msg *m)
+static int attach_derive(const struct loop_attach_opts *o,
+			 const struct loop_cipher_spec *spec, const struct loop_pass *pass,
+			 struct loop_key **key, struct loop_attach_msg *m)
 {
 	struct loop_key_params params = {
 		.hash = o->phash,
@@ -213,4 +225,16 @@ LIBLOOP_EXPORT int loop_attach_derive(const struct loop_attach_opts *o,
 	default:
 		return attach_msg_errno(m, rc, NULL, "cannot derive the key");
 	}
+}
+
+LIBLOOP_EXPORT int loop_attach_derive(const struct loop_attach_opts *o,
+				      const struct loop_cipher_spec *spec,
+				      const struct loop_pass *pass, struct loop_key **key,
+				      struct loop_attach_msg *m)
+{
+	int r = attach_derive(o, spec, pass, key, m);
+
+	/* the passphrase and the key went through the stack and registers */
+	loop_secret_scrub();
+	return r;
 }
