@@ -194,6 +194,14 @@ static int pass_from_gpg(struct loop_pass **pass, const char *keyfile,
 		    (!WIFEXITED(status) || WEXITSTATUS(status)) ? -EKEYREJECTED : -EBADMSG;
 		goto out;
 	}
+	/* Lines came out, but gpg failed: a truncated or damaged file gives
+	 * the lines before the damage (48 of 65, say), and then an exit
+	 * status of 2. They are not the key file; using them would set up a
+	 * device over garbage. */
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		r = -EIO;
+		goto out;
+	}
 	*pass = result;
 	result = NULL;
 	r = 0;

@@ -76,7 +76,7 @@ static int memory_contains(const uint8_t *needle, size_t n)
  * (and a signal's saved registers). Read at once through @mem, an open
  * /proc/self/mem, so that no call runs there first to overwrite them.
  */
-static __attribute__((noinline)) int stack_below_contains(int mem, const uint8_t *needle,
+static __attribute__((noinline, unused)) int stack_below_contains(int mem, const uint8_t *needle,
 							   size_t n, size_t depth)
 {
 	static uint8_t below[1 << 16];
