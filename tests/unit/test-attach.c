@@ -85,6 +85,23 @@ int main(void)
 	ok(rc == -EINVAL, "a malformed number is refused (%d)", rc);
 	is_str(m.text, "invalid key size: '12x'", "the message names the value");
 	is_str(m.option, "--keybits", "and the option");
+	/* no wrap into the field, no sign behind blanks */
+	rc = loop_attach_opt_set(&o, "keybits", "4294967424", &m);
+	ok(rc == -ERANGE && o.keybits == 0, "-k past 32 bits is refused, not 128 (%d, %u)", rc,
+	   o.keybits);
+	is_str(m.text, "invalid key size: '4294967424': Numerical result out of range",
+	       "as util-linux says it");
+	rc = loop_attach_opt_set(&o, "pass-fd", " -1", &m);
+	ok(rc == -EINVAL && o.pass_fd == -1, "-p ' -1' is refused (%d, %d)", rc, o.pass_fd);
+	is_str(m.text, "invalid passphrase file descriptor: ' -1'", "naming the value");
+	ok(loop_attach_opt_set(&o, "pass-fd", "+3", &m) == -EINVAL, "a plus sign is refused");
+	ok(loop_attach_opt_set(&o, "pass-fd", "2147483648", &m) == -ERANGE && o.pass_fd == -1,
+	   "-p past INT_MAX is refused");
+	ok(loop_attach_opt_set(&o, "loinit", "9223372036854775808", &m) == -ERANGE &&
+	   o.loinit == -1, "-I past INT64_MAX is refused");
+	ok(loop_attach_opt_set(&o, "pass-fd", " 3", &m) == 0 && o.pass_fd == 3,
+	   "leading blanks before digits are fine, as in util-linux");
+	o.pass_fd = -1;
 	ok(loop_attach_opt_set(&o, "itercountk", "99999999", &m) == -ERANGE,
 	   "-C over the maximum is refused");
 	ok(strstr(m.text, "too many iterations") != NULL, "saying so: %s", m.text);
