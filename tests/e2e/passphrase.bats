@@ -9,6 +9,7 @@ bats_require_minimum_version 1.5.0
 
 AGENT="$top_builddir/tests/agent/test-agent"
 PTY="$top_builddir/tests/tty/pty-answer"
+MEMSCAN="$top_builddir/tests/memscan/memscan-pid"
 
 setup() {
 	e2e_setup
@@ -241,5 +242,35 @@ no_tty_losetup() {
 		_ "$LOSETUP" "$E2E_ENGINE" "$IMG"
 	[ "$status" -eq 1 ]
 	[[ "$stderr" == *"losetup: no passphrase: no terminal, no password agent, and nothing on standard input; give it with --pass-fd" ]]
+	assert_clean
+}
+
+# bytes HEX: the bytes written in hex
+bytes() {
+	printf "$(printf '%s' "$1" | sed 's/../\\x&/g')"
+}
+
+@test "the FUSE daemon after the key handover: no passphrase in its memory, no key on its stack" {
+	[ "$E2E_ENGINE" = fuse ] || skip "the daemon is the FUSE engine's"
+	# AES128 (loop-AES): the key is SHA-256(passphrase)'s first 16 bytes;
+	# the daemon gets that key and never the passphrase
+	printf '%s' "$PASS" > "$TESTDIR/needle-pass"
+	bytes "$(printf '%s' "$PASS" | sha256sum | cut -c1-32)" > "$TESTDIR/needle-key"
+	[ "$(stat -c %s "$TESTDIR/needle-key")" -eq 16 ]
+	printf '%s\n' "$PASS" > "$TESTDIR/pass"
+	DEV=$("$LOSETUP" -f --show --engine fuse -e AES128 -p 3 "$IMG" 3<"$TESTDIR/pass")
+	track "$DEV"
+	head -c 1M /dev/urandom | dd of="$DEV" bs=64k oflag=direct status=none
+	dd if="$DEV" of=/dev/null bs=64k iflag=direct status=none
+	pid=$(our_daemons)
+	[ -n "$pid" ]
+	run "$MEMSCAN" "$pid" "$TESTDIR/needle-pass"
+	[ "$status" -eq 0 ] || fail "the daemon holds the passphrase: $output"
+	run "$MEMSCAN" --stack "$pid" "$TESTDIR/needle-key"
+	[ "$status" -eq 0 ] || fail "the key is on the daemon's stack: $output"
+	# the scan can see it: the key is in the cipher's locked memory
+	run "$MEMSCAN" "$pid" "$TESTDIR/needle-key"
+	[ "$status" -eq 1 ]
+	detach "$DEV"
 	assert_clean
 }

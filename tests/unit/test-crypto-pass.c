@@ -683,6 +683,68 @@ static void test_no_leftovers(void)
 	ok(!key_found, "no copy of the key left in process memory");
 }
 
+/* The first line of @path, XOR-masked with 0x5a, read without stdio's
+ * buffers: the only clear copy is in @buf, wiped by the caller. */
+static size_t read_masked_line(const char *path, char *buf, size_t size, uint8_t *masked)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t got = fd < 0 ? -1 : read(fd, buf, size);
+	size_t len = 0;
+
+	if (fd >= 0)
+		close(fd);
+	while (got > 0 && len < (size_t)got && buf[len] != '\n')
+		len++;
+	for (size_t i = 0; i < len; i++)
+		masked[i] = (uint8_t)(buf[i] ^ 0x5a);
+	return len;
+}
+
+/* gpg's passphrase and the key line it decrypted: gone once freed. */
+static void test_gpg_no_leftovers(void)
+{
+	const char *srcdir = getenv("top_srcdir");
+	char home[] = "/tmp/test-crypto-pass-gpg.XXXXXX", path[512], buf[512], cmd[600];
+	uint8_t gmask[256], kmask[256], probe[256];
+	struct loop_pass *gp = NULL, *p = NULL;
+	size_t glen, klen, i;
+	int r, found;
+
+	if (MEMSCAN_UNDER_ASAN || !srcdir || access("/usr/bin/gpg", X_OK) || !mkdtemp(home)) {
+		for (i = 0; i < 3; i++)
+			ok(1, "# SKIP %s", MEMSCAN_UNDER_ASAN ? "memory scan under AddressSanitizer" :
+			   "no gpg, no top_srcdir or no temporary directory");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/tests/kat/pass/gpgpass.txt", srcdir);
+	glen = read_masked_line(path, buf, sizeof(buf), gmask);
+	loop_pass_from_buffer(&gp, buf, glen, LOOP_PASS_ONE_LINE);
+	explicit_bzero(buf, sizeof(buf));
+	snprintf(path, sizeof(path), "%s/tests/kat/pass/keys65.txt", srcdir);
+	klen = read_masked_line(path, buf, sizeof(buf), kmask);
+	explicit_bzero(buf, sizeof(buf));
+	snprintf(path, sizeof(path), "%s/tests/kat/pass/kf1.gpg", srcdir);
+	r = loop_pass_from_gpg(&p, path, home, NULL, gp);
+	ok(r == 0 && loop_pass_count(p) == 1, "gpg: kf1.gpg decrypted (%d)", r);
+	loop_pass_free(p);
+	loop_pass_free(gp);
+
+	for (i = 0; i < glen; i++)
+		probe[i] = gmask[i] ^ 0x5a;
+	found = glen && memory_contains(probe, glen);
+	explicit_bzero(probe, sizeof(probe));
+	ok(glen && !found, "no copy of gpg's passphrase left in process memory");
+	for (i = 0; i < klen; i++)
+		probe[i] = kmask[i] ^ 0x5a;
+	found = klen && memory_contains(probe, klen);
+	explicit_bzero(probe, sizeof(probe));
+	ok(klen && !found, "no copy of the decrypted key line left in process memory");
+	snprintf(cmd, sizeof(cmd), "gpgconf --homedir '%s' --kill all 2>/dev/null; rm -rf '%s'",
+		 home, home);
+	if (system(cmd) != 0)
+		printf("# could not remove %s\n", home);
+}
+
 int main(void)
 {
 	/* a terminal test gone wrong must fail, not hang make check */
@@ -698,5 +760,6 @@ int main(void)
 	test_hash_len_bound();
 	test_iter_bound();
 	test_no_leftovers();
+	test_gpg_no_leftovers();
 	return tap_done();
 }
