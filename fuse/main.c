@@ -34,6 +34,7 @@
 
 #include "daemon.h"
 #include "../libloop/engine-proto.h"
+#include "../libloop/secure-mem.h"
 
 #ifndef MCL_ONFAULT
 #define MCL_ONFAULT 4
@@ -193,6 +194,8 @@ static void read_key(struct clf *c, int fd)
 			fail(-rc, "cannot set up the cipher");
 	}
 	explicit_bzero(&hdr, sizeof(hdr));
+	/* the key came through the socket's buffers on our stack */
+	loop_secret_scrub();
 }
 
 /* Leave the terminal and session of whoever started us. */

@@ -181,7 +181,8 @@ int loop_pass_from_buffer(struct loop_pass **pass, const void *buf, size_t len,
  * @gpg_program: NULL for "gpg" looked up in /usr/bin, /bin, /usr/local/bin.
  * Returns 0, -ENOENT (key file or gpg missing), -EKEYREJECTED (gpg
  * failed: wrong passphrase or not a gpg file), -EBADMSG (decrypted to
- * nothing), -E2BIG, -ENOMEM, -errno from pipe/fork.
+ * nothing), -EIO (gpg gave lines but then failed: a truncated or damaged
+ * file; the lines are dropped), -E2BIG, -ENOMEM, -errno from pipe/fork.
  */
 int loop_pass_from_gpg(struct loop_pass **pass, const char *keyfile,
 		       const char *gpg_homedir, const char *gpg_program,

@@ -6,7 +6,9 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,15 +22,28 @@ LIBLOOP_EXPORT void loop_attach_opts_init(struct loop_attach_opts *o)
 	o->loinit = -1;
 }
 
-static int number(const char *arg, const char *what, unsigned long *v,
-		  struct loop_attach_msg *m, const char *option)
+/*
+ * A number of at most @max, in util-linux's words when it is not one.
+ * strtoull() alone would take " -1" (blanks, then a sign: ULLONG_MAX) and
+ * a value past @max would wrap in the field (-k 4294967424 as 128).
+ * Leading blanks are allowed as util-linux allows them, signs are not.
+ */
+static int number(const char *arg, const char *what, unsigned long long max,
+		  unsigned long long *v, struct loop_attach_msg *m, const char *option)
 {
+	const char *p = arg;
 	char *end;
 
-	errno = 0;
-	*v = strtoul(arg, &end, 0);
-	if (errno || end == arg || *end || *arg == '-')
+	while (isspace((unsigned char)*p))
+		p++;
+	if (!isdigit((unsigned char)*p))
 		return attach_msg(m, -EINVAL, option, "%s: '%s'", what, arg);
+	errno = 0;
+	*v = strtoull(p, &end, 0);
+	if (*end)
+		return attach_msg(m, -EINVAL, option, "%s: '%s'", what, arg);
+	if (errno == ERANGE || *v > max)
+		return attach_msg_errno(m, -ERANGE, option, "%s: '%s'", what, arg);
 	return 0;
 }
 
@@ -79,7 +94,7 @@ LIBLOOP_EXPORT int loop_attach_opt_set(struct loop_attach_opts *o, const char *n
 				       const char *arg, struct loop_attach_msg *m)
 {
 	const char **str;
-	unsigned long v;
+	unsigned long long v = 0;
 	bool loopaes = false, *flag;
 	int rc;
 
@@ -95,21 +110,25 @@ LIBLOOP_EXPORT int loop_attach_opt_set(struct loop_attach_opts *o, const char *n
 		return 0;
 	}
 	if (!strcmp(name, "keybits")) {
-		rc = number(arg, "invalid key size", &v, m, "--keybits");
-		o->keybits = (unsigned int)v;
+		rc = number(arg, "invalid key size", UINT_MAX, &v, m, "--keybits");
+		if (!rc)
+			o->keybits = (unsigned int)v;
 	} else if (!strcmp(name, "pass-fd")) {
-		rc = number(arg, "invalid passphrase file descriptor", &v, m, "--pass-fd");
-		o->pass_fd = (int)v;
+		rc = number(arg, "invalid passphrase file descriptor", INT_MAX, &v, m,
+			    "--pass-fd");
+		if (!rc)
+			o->pass_fd = (int)v;
 	} else if (!strcmp(name, "itercountk")) {
-		rc = number(arg, "invalid iteration count", &v, m, "--itercountk");
+		rc = number(arg, "invalid iteration count", ULONG_MAX, &v, m, "--itercountk");
 		if (!rc && v > LOOP_KEY_ITER_MAX)
 			rc = attach_msg(m, -ERANGE, "--itercountk", "--itercountk %s: too many "
 					"iterations (at most %lu)", arg, LOOP_KEY_ITER_MAX);
 		o->itercountk = v;
 		o->loopaes = true;
 	} else if (!strcmp(name, "loinit")) {
-		rc = number(arg, "invalid IV offset", &v, m, "--loinit");
-		o->loinit = (int64_t)v;
+		rc = number(arg, "invalid IV offset", INT64_MAX, &v, m, "--loinit");
+		if (!rc)
+			o->loinit = (int64_t)v;
 	} else {
 		return 1;
 	}

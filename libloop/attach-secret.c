@@ -15,6 +15,7 @@
 #include "ask.h"
 #include "attach-msg.h"
 #include "private.h"
+#include "secure-mem.h"
 
 static int pass_error(struct loop_attach_msg *m, int rc, const char *option,
 		      const char *what)
@@ -34,8 +35,8 @@ static int pass_error(struct loop_attach_msg *m, int rc, const char *option,
 	}
 }
 
-/* An empty line where a passphrase was asked for: refused unless
- * --allow-empty-passphrase, as the terminal refuses an empty entry. */
+/* No line, or an empty first line: with the util-linux 2.12 "aes" rule
+ * (the passphrase is the key) an all-zero key. */
 static bool pass_empty(const struct loop_pass *pass)
 {
 	size_t len = 0;
@@ -46,14 +47,13 @@ static bool pass_empty(const struct loop_pass *pass)
 /* No -p: the terminal, standard input or systemd's password agents. */
 static int ask(const struct loop_attach_opts *o, const char *prompt, const char *object,
 	       bool verify, const char *what, struct loop_pass **pass,
-	       struct loop_attach_msg *m)
+	       enum ask_source *from, struct loop_attach_msg *m)
 {
-	enum ask_source from;
-	int rc = ask_secret(pass, prompt, object, verify, &from);
+	int rc = ask_secret(pass, prompt, object, verify, from);
 
 	if (rc == -EKEYREJECTED)
 		return attach_msg(m, rc, NULL, "the passphrases do not match");
-	if (rc == -ECANCELED && from == ASK_AGENT)
+	if (rc == -ECANCELED && *from == ASK_AGENT)
 		return attach_msg(m, rc, NULL, "%s: the password agent cancelled the question",
 				  object ? object : what);
 	if (rc == -ETIME)
@@ -61,13 +61,6 @@ static int ask(const struct loop_attach_opts *o, const char *prompt, const char 
 				  object ? object : what);
 	if (rc)
 		return pass_error(m, rc, NULL, what);
-	if (from == ASK_STDIN && pass_empty(*pass) && !o->allow_empty) {
-		loop_pass_free(*pass);
-		*pass = NULL;
-		return attach_msg(m, -ENODATA, "--pass-fd", "no passphrase: no terminal, no "
-				  "password agent, and nothing on standard input; give it "
-				  "with --pass-fd");
-	}
 	return 0;
 }
 
@@ -91,17 +84,18 @@ static int from_gpg(const struct loop_attach_opts *o, const char *prompt, bool v
 		    const char *object, struct loop_pass **pass, struct loop_attach_msg *m)
 {
 	struct loop_pass *gpgpass = NULL;
+	enum ask_source from;
 	int rc;
 
-	/* the passphrase that unlocks the key file; -T asks twice, as
-	 * loop-AES did */
+	/* the passphrase that unlocks the key file (gpg judges it); -T asks
+	 * twice, as loop-AES did */
 	if (o->pass_fd >= 0) {
 		rc = loop_pass_read_fd(&gpgpass, o->pass_fd, LOOP_PASS_ONE_LINE);
 		if (rc)
 			return pass_error(m, rc, "--pass-fd", "cannot read the gpg passphrase");
 	} else {
 		rc = ask(o, prompt, object, o->verify || verify,
-			 "cannot read the gpg passphrase", &gpgpass, m);
+			 "cannot read the gpg passphrase", &gpgpass, &from, m);
 		if (rc)
 			return rc;
 	}
@@ -113,6 +107,9 @@ static int from_gpg(const struct loop_attach_opts *o, const char *prompt, bool v
 	if (rc == -EBADMSG)
 		return attach_msg(m, rc, "--gpgkey", "%s: the key file decrypts to nothing",
 				  o->gpgkey);
+	if (rc == -EIO)
+		return attach_msg(m, rc, "--gpgkey", "%s: gpg failed partway through the key "
+				  "file (truncated or damaged?); none of it is used", o->gpgkey);
 	if (rc)
 		return pass_error(m, rc, "--gpgkey", o->gpgkey);
 	return 0;
@@ -127,15 +124,62 @@ static int from_fd(const struct loop_attach_opts *o, unsigned int lines,
 	snprintf(what, sizeof(what), "cannot read the passphrase from fd %d", o->pass_fd);
 	if (rc)
 		return pass_error(m, rc, "--pass-fd", what);
-	/* the terminal refuses an empty entry; a fd that gives nothing (an
-	 * unset variable, a missing file) must not mean a zero key */
-	if (pass_empty(*pass) && !o->allow_empty) {
-		loop_pass_free(*pass);
-		*pass = NULL;
-		return attach_msg(m, -ENODATA, "--pass-fd", "fd %d: empty passphrase "
-				  "(--allow-empty-passphrase accepts it)", o->pass_fd);
-	}
 	return 0;
+}
+
+/*
+ * An empty passphrase, wherever it came from: a fd that gives nothing (an
+ * unset variable, a missing file), Enter at the terminal, an agent's empty
+ * answer (one stray Enter at boot), an empty line on standard input.
+ */
+static int refuse_empty(const struct loop_attach_opts *o, enum ask_source from,
+			const char *object, struct loop_attach_msg *m)
+{
+	static const char allow[] = "(--allow-empty-passphrase accepts it)";
+
+	if (o->pass_fd >= 0)
+		return attach_msg(m, -ENODATA, "--pass-fd", "fd %d: empty passphrase %s",
+				  o->pass_fd, allow);
+	switch (from) {
+	case ASK_STDIN:
+		return attach_msg(m, -ENODATA, "--pass-fd", "no passphrase: no terminal, no "
+				  "password agent, and nothing on standard input; give it "
+				  "with --pass-fd");
+	case ASK_AGENT:
+		return attach_msg(m, -ENODATA, NULL, "%s%sthe password agent answered with an "
+				  "empty passphrase %s", object ? object : "", object ? ": " : "",
+				  allow);
+	case ASK_TTY:
+	default:
+		return attach_msg(m, -ENODATA, NULL, "%s%sempty passphrase %s",
+				  object ? object : "", object ? ": " : "", allow);
+	}
+}
+
+static int read_secret(const struct loop_attach_opts *o, const struct loop_cipher_spec *spec,
+		       const char *prompt, bool verify, const char *object,
+		       struct loop_pass **pass, struct loop_attach_msg *m)
+{
+	unsigned int lines = spec->format == LOOP_FORMAT_LOOPAES ?
+			     LOOP_PASS_MULTI_LINE : LOOP_PASS_ONE_LINE;
+	enum ask_source from = ASK_TTY;
+	int rc;
+
+	*pass = NULL;
+	if (o->cleartext)
+		return from_keyfile(o, pass, m);
+	if (o->gpgkey)
+		return from_gpg(o, prompt, verify, object, pass, m);
+	if (o->pass_fd >= 0)
+		rc = from_fd(o, lines, pass, m);
+	else
+		rc = ask(o, prompt, object, o->verify || verify, "cannot read the passphrase",
+			 pass, &from, m);
+	if (rc || !pass_empty(*pass) || o->allow_empty)
+		return rc;
+	loop_pass_free(*pass);
+	*pass = NULL;
+	return refuse_empty(o, from, object, m);
 }
 
 LIBLOOP_EXPORT int loop_attach_read_secret(const struct loop_attach_opts *o,
@@ -144,18 +188,12 @@ LIBLOOP_EXPORT int loop_attach_read_secret(const struct loop_attach_opts *o,
 					   const char *object, struct loop_pass **pass,
 					   struct loop_attach_msg *m)
 {
-	unsigned int lines = spec->format == LOOP_FORMAT_LOOPAES ?
-			     LOOP_PASS_MULTI_LINE : LOOP_PASS_ONE_LINE;
+	int rc = read_secret(o, spec, prompt, verify, object, pass, m);
 
-	*pass = NULL;
-	if (o->cleartext)
-		return from_keyfile(o, pass, m);
-	if (o->gpgkey)
-		return from_gpg(o, prompt, verify, object, pass, m);
-	if (o->pass_fd >= 0)
-		return from_fd(o, lines, pass, m);
-	return ask(o, prompt, object, o->verify || verify, "cannot read the passphrase",
-		   pass, m);
+	/* the passphrase was copied and compared through the stack and
+	 * registers */
+	loop_secret_scrub();
+	return rc;
 }
 
 LIBLOOP_EXPORT int loop_attach_random_key(const struct loop_attach_opts *o)
@@ -183,10 +221,9 @@ static int derive_invalid(const struct loop_attach_opts *o, const struct loop_ci
 			  spec->name, o->phash ? o->phash : "default");
 }
 
-LIBLOOP_EXPORT int loop_attach_derive(const struct loop_attach_opts *o,
-				      const struct loop_cipher_spec *spec,
-				      const struct loop_pass *pass, struct loop_key **key,
-				      struct loop_attach_msg *m)
+static int attach_derive(const struct loop_attach_opts *o,
+			 const struct loop_cipher_spec *spec, const struct loop_pass *pass,
+			 struct loop_key **key, struct loop_attach_msg *m)
 {
 	struct loop_key_params params = {
 		.hash = o->phash,
@@ -213,4 +250,16 @@ LIBLOOP_EXPORT int loop_attach_derive(const struct loop_attach_opts *o,
 	default:
 		return attach_msg_errno(m, rc, NULL, "cannot derive the key");
 	}
+}
+
+LIBLOOP_EXPORT int loop_attach_derive(const struct loop_attach_opts *o,
+				      const struct loop_cipher_spec *spec,
+				      const struct loop_pass *pass, struct loop_key **key,
+				      struct loop_attach_msg *m)
+{
+	int r = attach_derive(o, spec, pass, key, m);
+
+	/* the passphrase and the key went through the stack and registers */
+	loop_secret_scrub();
+	return r;
 }

@@ -17,6 +17,7 @@
 #include "attach-luks.h"
 #include "attach-msg.h"
 #include "private.h"
+#include "secure-mem.h"
 #include "engine-private.h"
 #include "swap-refuse.h"
 
@@ -179,8 +180,8 @@ static const char *fuse_daemon(const struct loop_attach_opts *o)
 	return p && *p ? p : NULL;
 }
 
-LIBLOOP_EXPORT int loop_attach(struct loopdev *ld, const struct loop_attach_opts *o,
-			       char *device, size_t size, struct loop_attach_msg *m)
+static int attach(struct loopdev *ld, const struct loop_attach_opts *o, char *device,
+		  size_t size, struct loop_attach_msg *m)
 {
 	struct loop_engine_config cfg;
 	struct loop_cipher_spec spec;
@@ -249,4 +250,15 @@ LIBLOOP_EXPORT int loop_attach(struct loopdev *ld, const struct loop_attach_opts
 	}
 	snprintf(device, size, "%s", st.device);
 	return 0;
+}
+
+LIBLOOP_EXPORT int loop_attach(struct loopdev *ld, const struct loop_attach_opts *o,
+			       char *device, size_t size, struct loop_attach_msg *m)
+{
+	int rc = attach(ld, o, device, size, m);
+
+	/* the key went to the engine (a message to the FUSE daemon, a dm
+	 * table, an ioctl) through the stack and registers */
+	loop_secret_scrub();
+	return rc;
 }

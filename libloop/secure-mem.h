@@ -12,4 +12,15 @@
 void *loop_secure_alloc(size_t size);
 void loop_secure_free(void *p, size_t size);
 
+/*
+ * crypto/secret-scrub.c: call on the way out of code that handled a
+ * passphrase or key, after its callees returned: wipes the stack below
+ * the caller (32 KiB) and clears the vector registers (on x86-64; with
+ * AVX-512, zmm16-31 too), where copies would otherwise stay until a
+ * signal or a lazy binding saves them to memory.
+ */
+void loop_secret_scrub(void);
+/* The registers alone, for the sector encryption's every call. */
+void loop_vector_regs_clear(void);
+
 #endif

@@ -52,7 +52,7 @@ const struct opt_desc opt_table[] = {
 	{ "itercountk",   required_argument, 'C', "<num>", "loop-AES: <num> thousand key iterations", SEC_CRYPT },
 	{ "loinit",       required_argument, 'I', "<num>", "IV offset: sector number of the first sector", SEC_CRYPT },
 	{ "allow-short-passphrase", no_argument, OPT_ALLOW_SHORT, NULL, "accept loop-AES passphrases under 20 characters", SEC_CRYPT },
-	{ "allow-empty-passphrase", no_argument, OPT_ALLOW_EMPTY, NULL, "accept an empty passphrase on --pass-fd (an all-zero key)", SEC_CRYPT },
+	{ "allow-empty-passphrase", no_argument, OPT_ALLOW_EMPTY, NULL, "accept an empty passphrase (with -e aes, an all-zero key)", SEC_CRYPT },
 	{ "header",       required_argument, OPT_LUKS_HEADER, "<file>", "with -e luks: the detached LUKS header", SEC_CRYPT },
 	{ "engine",       required_argument, OPT_ENGINE, "<name>", "kmod, xfer, dm, fuse or auto (default)", SEC_CRYPT },
 	{ "force",        no_argument,       OPT_FORCE, NULL, "attach an image already in use; -H random on FUSE", SEC_CRYPT },

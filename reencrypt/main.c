@@ -48,7 +48,7 @@ enum {
 /* losetup's rows that are key options here */
 static const int key_codes[] = {
 	'e', 'k', 'p', 'T', 'H', 'K', 'G', OPT_CLEARTEXT_KEYFILE, 'S', 'C', 'I',
-	OPT_ALLOW_SHORT, 'o', OPT_SIZELIMIT,
+	OPT_ALLOW_SHORT, OPT_ALLOW_EMPTY, 'o', OPT_SIZELIMIT,
 };
 
 static const struct opt_desc own_opts[] = {

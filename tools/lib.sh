@@ -11,13 +11,14 @@ need_root() {
 
 # Packages a build and the test suite need, by Debian name. clang only
 # recommends its sanitizer and libFuzzer runtimes (libclang-rt-14-dev):
-# tools/check-hardening and tools/fuzz need them.
+# tools/check-hardening and tools/fuzz need them. devscripts brings
+# hardening-check (tools/check-installed-elf).
 BUILD_PACKAGES="autoconf automake libtool pkg-config make gcc
 	libsmartcols-dev libgcrypt20-dev libfuse3-dev fuse3 libcryptsetup-dev libdevmapper-dev
 	cryptsetup-bin libmount-dev libblkid-dev
 	bats util-linux mount e2fsprogs systemd dosfstools fdisk
 	aespipe gnupg openssl libcrypt-twofish-perl libcrypt-blowfish-perl strace
-	clang libclang-rt-14-dev"
+	clang libclang-rt-14-dev devscripts"
 
 # apt_install PKG...: install what is missing, quietly, without prompts.
 apt_install() {

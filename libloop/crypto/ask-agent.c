@@ -301,8 +301,8 @@ out_unbind:
 	return r;
 }
 
-LIBLOOP_EXPORT int loop_pass_ask_agent(struct loop_pass **pass, const char *message,
-				       const char *id, unsigned int timeout_sec, int verify)
+static int pass_ask_agent(struct loop_pass **pass, const char *message, const char *id,
+			  unsigned int timeout_sec, int verify)
 {
 	struct loop_pass *a = NULL, *b = NULL;
 	char again[512];
@@ -325,4 +325,14 @@ LIBLOOP_EXPORT int loop_pass_ask_agent(struct loop_pass **pass, const char *mess
 	}
 	*pass = a;
 	return 0;
+}
+
+LIBLOOP_EXPORT int loop_pass_ask_agent(struct loop_pass **pass, const char *message,
+				       const char *id, unsigned int timeout_sec, int verify)
+{
+	int r = pass_ask_agent(pass, message, id, timeout_sec, verify);
+
+	/* the answers were copied and compared through the stack and registers */
+	loop_secret_scrub();
+	return r;
 }

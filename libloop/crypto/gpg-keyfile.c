@@ -105,9 +105,9 @@ static const char *find_gpg(const char *gpg_program)
 	return NULL;
 }
 
-LIBLOOP_EXPORT int loop_pass_from_gpg(struct loop_pass **pass, const char *keyfile,
-		       const char *gpg_homedir, const char *gpg_program,
-		       const struct loop_pass *gpg_pass)
+static int pass_from_gpg(struct loop_pass **pass, const char *keyfile,
+			 const char *gpg_homedir, const char *gpg_program,
+			 const struct loop_pass *gpg_pass)
 {
 	const char *argv[16], *gpg, *line;
 	struct clean_env env;
@@ -194,6 +194,14 @@ LIBLOOP_EXPORT int loop_pass_from_gpg(struct loop_pass **pass, const char *keyfi
 		    (!WIFEXITED(status) || WEXITSTATUS(status)) ? -EKEYREJECTED : -EBADMSG;
 		goto out;
 	}
+	/* Lines came out, but gpg failed: a truncated or damaged file gives
+	 * the lines before the damage (48 of 65, say), and then an exit
+	 * status of 2. They are not the key file; using them would set up a
+	 * device over garbage. */
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		r = -EIO;
+		goto out;
+	}
 	*pass = result;
 	result = NULL;
 	r = 0;
@@ -205,5 +213,16 @@ out:
 	if (out[1] >= 0) close(out[1]);
 	if (sp[0] >= 0) close(sp[0]);
 	if (sp[1] >= 0) close(sp[1]);
+	return r;
+}
+
+LIBLOOP_EXPORT int loop_pass_from_gpg(struct loop_pass **pass, const char *keyfile,
+				      const char *gpg_homedir, const char *gpg_program,
+				      const struct loop_pass *gpg_pass)
+{
+	int r = pass_from_gpg(pass, keyfile, gpg_homedir, gpg_program, gpg_pass);
+
+	/* the passphrase and the key lines went through the stack and registers */
+	loop_secret_scrub();
 	return r;
 }

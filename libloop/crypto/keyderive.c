@@ -341,9 +341,8 @@ static int iterate_aes256(struct scratch *s, const struct hash_rule *h,
 	return 0;
 }
 
-LIBLOOP_EXPORT int loop_key_derive(struct loop_key **key, const struct loop_cipher_spec *spec,
-		    const struct loop_key_params *params,
-		    const struct loop_pass *pass)
+static int key_derive(struct loop_key **key, const struct loop_cipher_spec *spec,
+		      const struct loop_key_params *params, const struct loop_pass *pass)
 {
 	static const struct loop_key_params no_params;
 	const struct loop_key_params *p = params ? params : &no_params;
@@ -463,5 +462,17 @@ LIBLOOP_EXPORT int loop_key_derive(struct loop_key **key, const struct loop_ciph
 	r = loop_key_new_raw(key, 1, key_bytes, s->buf);
 out:
 	loop_secure_free(s, sizeof(*s));
+	return r;
+}
+
+LIBLOOP_EXPORT int loop_key_derive(struct loop_key **key,
+				   const struct loop_cipher_spec *spec,
+				   const struct loop_key_params *params,
+				   const struct loop_pass *pass)
+{
+	int r = key_derive(key, spec, params, pass);
+
+	/* the passphrase and the key went through the stack and registers */
+	loop_secret_scrub();
 	return r;
 }

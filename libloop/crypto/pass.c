@@ -230,7 +230,7 @@ static int read_lines(struct pass_builder *b, int fd)
 	return 0;
 }
 
-LIBLOOP_EXPORT int loop_pass_read_fd(struct loop_pass **pass, int fd, unsigned int flags)
+static int pass_read_fd(struct loop_pass **pass, int fd, unsigned int flags)
 {
 	struct pass_builder b;
 	int r;
@@ -247,6 +247,15 @@ LIBLOOP_EXPORT int loop_pass_read_fd(struct loop_pass **pass, int fd, unsigned i
 		return r;
 	}
 	return builder_finish(&b, pass);
+}
+
+LIBLOOP_EXPORT int loop_pass_read_fd(struct loop_pass **pass, int fd, unsigned int flags)
+{
+	int r = pass_read_fd(pass, fd, flags);
+
+	/* the lines were copied through the stack and registers */
+	loop_secret_scrub();
+	return r;
 }
 
 LIBLOOP_EXPORT int loop_pass_read_file(struct loop_pass **pass, const char *path)
@@ -381,7 +390,7 @@ out:
 	return r;
 }
 
-LIBLOOP_EXPORT int loop_pass_read_tty(struct loop_pass **pass, const char *prompt, int verify)
+static int pass_read_tty(struct loop_pass **pass, const char *prompt, int verify)
 {
 	struct loop_pass *a = NULL, *b = NULL;
 	int fd, r;
@@ -415,6 +424,15 @@ LIBLOOP_EXPORT int loop_pass_read_tty(struct loop_pass **pass, const char *promp
 	}
 	*pass = a;
 	return 0;
+}
+
+LIBLOOP_EXPORT int loop_pass_read_tty(struct loop_pass **pass, const char *prompt, int verify)
+{
+	int r = pass_read_tty(pass, prompt, verify);
+
+	/* the entries were copied and compared through the stack and registers */
+	loop_secret_scrub();
+	return r;
 }
 
 /* The first lines of @a and @b are the same passphrase (the -T check). */

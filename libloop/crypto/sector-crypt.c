@@ -124,8 +124,8 @@ static unsigned int key_index(const struct loop_crypt *x, uint64_t ivsec)
 	return x->nkeys == 1 ? 0 : (unsigned int)(ivsec & 63);
 }
 
-LIBLOOP_EXPORT int loop_crypt_new(struct loop_crypt **crypt, const struct loop_cipher_spec *spec,
-		  const struct loop_key *key, uint64_t iv_offset)
+static int crypt_new(struct loop_crypt **crypt, const struct loop_cipher_spec *spec,
+		     const struct loop_key *key, uint64_t iv_offset)
 {
 	struct loop_crypt *x;
 	unsigned int count, ksize, nkeys, i;
@@ -210,6 +210,16 @@ LIBLOOP_EXPORT int loop_crypt_new(struct loop_crypt **crypt, const struct loop_c
 	}
 	*crypt = x;
 	return 0;
+}
+
+LIBLOOP_EXPORT int loop_crypt_new(struct loop_crypt **crypt, const struct loop_cipher_spec *spec,
+				  const struct loop_key *key, uint64_t iv_offset)
+{
+	int r = crypt_new(crypt, spec, key, iv_offset);
+
+	/* the keys were copied and expanded through the stack and registers */
+	loop_secret_scrub();
+	return r;
 }
 
 LIBLOOP_EXPORT const char *loop_crypt_impl_name(const struct loop_crypt *x)
@@ -469,25 +479,32 @@ static int gcry_decrypt_bulk(struct loop_crypt *x, uint64_t sector, uint8_t *dst
 LIBLOOP_EXPORT int loop_crypt_encrypt(struct loop_crypt *x, uint64_t sector, void *dst,
 		      const void *src, size_t nsectors)
 {
+	int r = 0;
+
 	if (!x || !dst || !src)
 		return -EINVAL;
-	if (x->use_aesni) {
+	if (x->use_aesni)
 		aesni_encrypt(x, sector, dst, src, nsectors);
-		return 0;
-	}
-	return gcry_run(x, 1, sector, dst, src, nsectors);
+	else
+		r = gcry_run(x, 1, sector, dst, src, nsectors);
+	/* the plaintext and the round keys were in them */
+	loop_vector_regs_clear();
+	return r;
 }
 
 LIBLOOP_EXPORT int loop_crypt_decrypt(struct loop_crypt *x, uint64_t sector, void *dst,
 		      const void *src, size_t nsectors)
 {
+	int r = 0;
+
 	if (!x || !dst || !src)
 		return -EINVAL;
-	if (x->use_aesni) {
+	if (x->use_aesni)
 		aesni_decrypt(x, sector, dst, src, nsectors);
-		return 0;
-	}
-	if (x->nkeys == 1 && x->iv_kind != IV_LMK)
-		return gcry_decrypt_bulk(x, sector, dst, src, nsectors);
-	return gcry_run(x, 0, sector, dst, src, nsectors);
+	else if (x->nkeys == 1 && x->iv_kind != IV_LMK)
+		r = gcry_decrypt_bulk(x, sector, dst, src, nsectors);
+	else
+		r = gcry_run(x, 0, sector, dst, src, nsectors);
+	loop_vector_regs_clear();
+	return r;
 }

@@ -107,6 +107,17 @@ fails() {
 	assert_clean
 }
 
+@test "numbers of the key options: no wrap, no sign behind blanks" {
+	img=$(image 16M)
+	fails --engine fuse -e aes -k 4294967424 -p 3 -f "$img"
+	[ "$output" = "losetup: invalid key size: '4294967424': Numerical result out of range" ]
+	fails --engine fuse -e aes -p ' -1' -f "$img"
+	[ "$output" = "losetup: invalid passphrase file descriptor: ' -1'" ]
+	fails --engine fuse -e aes -I 9223372036854775808 -p 3 -f "$img"
+	[ "$output" = "losetup: invalid IV offset: '9223372036854775808': Numerical result out of range" ]
+	assert_clean
+}
+
 @test "-C past its maximum is refused at once" {
 	img=$(image 16M)
 	SECONDS=0

@@ -8,6 +8,8 @@ load helpers
 bats_require_minimum_version 1.5.0
 
 AGENT="$top_builddir/tests/agent/test-agent"
+PTY="$top_builddir/tests/tty/pty-answer"
+MEMSCAN="$top_builddir/tests/memscan/memscan-pid"
 
 setup() {
 	e2e_setup
@@ -27,6 +29,15 @@ teardown() {
 check_key_is_pass() {
 	head -c 1M /dev/urandom | dd of="$1" bs=1M oflag=direct status=none
 	openssl_check "$IMG" "$1" "$(raw_key_hex "$PASS")" 4 0 0 1 777 2047
+}
+
+# on_tty ANSWERS ARGS...: losetup with a pty as its terminal, which
+# types the lines of the file ANSWERS at its prompts
+on_tty() {
+	local answers=$1
+	shift
+	"$PTY" --transcript "$TESTDIR/tty" "$answers" -- \
+		"$LOSETUP" -f --show --engine "$E2E_ENGINE" "$@"
 }
 
 # no_tty_losetup ARGS...: losetup in a new session (no controlling
@@ -167,5 +178,99 @@ no_tty_losetup() {
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"no terminal, no password agent"* ]]
 	[ -z "$(ls -A "$ASKDIR")" ]
+	assert_clean
+}
+
+@test "terminal: the passphrase typed at the prompt, with echo off" {
+	printf '%s\n' "$PASS" > "$TESTDIR/answers"
+	DEV=$(on_tty "$TESTDIR/answers" -e aes "$IMG")
+	track "$DEV"
+	grep -q "^Password: " "$TESTDIR/tty"
+	run grep -F -- "$PASS" "$TESTDIR/tty"
+	[ "$status" -eq 1 ]
+	check_key_is_pass "$DEV"
+	detach "$DEV"
+	assert_clean
+}
+
+@test "terminal: Enter on an empty line is refused (also with -T), not an all-zero key" {
+	echo > "$TESTDIR/answers"
+	run --separate-stderr on_tty "$TESTDIR/answers" -e aes "$IMG"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "losetup: $IMG: empty passphrase (--allow-empty-passphrase accepts it)" ]
+	assert_clean
+	printf '\n\n' > "$TESTDIR/answers"
+	run --separate-stderr on_tty "$TESTDIR/answers" -T -e aes "$IMG"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "losetup: $IMG: empty passphrase (--allow-empty-passphrase accepts it)" ]
+	grep -q "Retype password: " "$TESTDIR/tty"
+	assert_clean
+	# asked for, it is the util-linux 2.12 key of "": 32 zero bytes
+	echo > "$TESTDIR/answers"
+	DEV=$(on_tty "$TESTDIR/answers" --allow-empty-passphrase -e aes "$IMG")
+	track "$DEV"
+	PASS="" check_key_is_pass "$DEV"
+	detach "$DEV"
+	assert_clean
+}
+
+@test "password agent: an empty answer is refused, not an all-zero key" {
+	echo > "$TESTDIR/empty"
+	"$AGENT" "$ASKDIR" "$TESTDIR/empty" > "$TESTDIR/agent.out" &
+	AGENT_PID=$!
+	run --separate-stderr no_tty_losetup -e aes "$IMG" < /dev/null
+	wait "$AGENT_PID"
+	AGENT_PID=
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "losetup: $IMG: the password agent answered with an empty passphrase (--allow-empty-passphrase accepts it)" ]
+	[ -z "$(ls -A "$ASKDIR")" ]
+	assert_clean
+	"$AGENT" "$ASKDIR" "$TESTDIR/empty" > "$TESTDIR/agent.out" &
+	AGENT_PID=$!
+	DEV=$(no_tty_losetup --allow-empty-passphrase -e aes "$IMG" < /dev/null)
+	track "$DEV"
+	wait "$AGENT_PID"
+	AGENT_PID=
+	PASS="" check_key_is_pass "$DEV"
+	detach "$DEV"
+	assert_clean
+}
+
+@test "no terminal: an empty line on standard input is refused, not an all-zero key" {
+	unset LIBLOOP_ASK_PASSWORD_DIR
+	run --separate-stderr bash -c 'echo | setsid -w "$1" -f --show --engine "$2" -e aes "$3"' \
+		_ "$LOSETUP" "$E2E_ENGINE" "$IMG"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"losetup: no passphrase: no terminal, no password agent, and nothing on standard input; give it with --pass-fd" ]]
+	assert_clean
+}
+
+# bytes HEX: the bytes written in hex
+bytes() {
+	printf "$(printf '%s' "$1" | sed 's/../\\x&/g')"
+}
+
+@test "the FUSE daemon after the key handover: no passphrase in its memory, no key on its stack" {
+	[ "$E2E_ENGINE" = fuse ] || skip "the daemon is the FUSE engine's"
+	# AES128 (loop-AES): the key is SHA-256(passphrase)'s first 16 bytes;
+	# the daemon gets that key and never the passphrase
+	printf '%s' "$PASS" > "$TESTDIR/needle-pass"
+	bytes "$(printf '%s' "$PASS" | sha256sum | cut -c1-32)" > "$TESTDIR/needle-key"
+	[ "$(stat -c %s "$TESTDIR/needle-key")" -eq 16 ]
+	printf '%s\n' "$PASS" > "$TESTDIR/pass"
+	DEV=$("$LOSETUP" -f --show --engine fuse -e AES128 -p 3 "$IMG" 3<"$TESTDIR/pass")
+	track "$DEV"
+	head -c 1M /dev/urandom | dd of="$DEV" bs=64k oflag=direct status=none
+	dd if="$DEV" of=/dev/null bs=64k iflag=direct status=none
+	pid=$(our_daemons)
+	[ -n "$pid" ]
+	run "$MEMSCAN" "$pid" "$TESTDIR/needle-pass"
+	[ "$status" -eq 0 ] || fail "the daemon holds the passphrase: $output"
+	run "$MEMSCAN" --stack "$pid" "$TESTDIR/needle-key"
+	[ "$status" -eq 0 ] || fail "the key is on the daemon's stack: $output"
+	# the scan can see it: the key is in the cipher's locked memory
+	run "$MEMSCAN" "$pid" "$TESTDIR/needle-key"
+	[ "$status" -eq 1 ]
+	detach "$DEV"
 	assert_clean
 }

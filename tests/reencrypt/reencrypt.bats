@@ -147,3 +147,38 @@ teardown() {
 	[ -s "$TESTDIR/j" ]
 	cmp "$IMG" "$TESTDIR/expect"
 }
+
+@test "while it converts: neither passphrase in its memory, neither key on its stack" {
+	local memscan=$top_builddir/tests/memscan/memscan-pid pid rc=0
+	aespipe_enc "$IMG" "$TESTDIR/p_old" -e AES256
+	aespipe_enc "$TESTDIR/expect" "$TESTDIR/p_new" -e AES128
+	printf '%s' "$PASS_OLD" > "$TESTDIR/n_pass_old"
+	printf '%s' "$PASS_NEW" > "$TESTDIR/n_pass_new"
+	# loop-AES: AES256's key is SHA-512's first 32 bytes, AES128's SHA-256's first 16
+	printf '%s' "$PASS_OLD" | openssl dgst -sha512 -binary | head -c 32 > "$TESTDIR/n_key_old"
+	printf '%s' "$PASS_NEW" | openssl dgst -sha256 -binary | head -c 16 > "$TESTDIR/n_key_new"
+	# each write to the image or the journal takes a second: time to look
+	IOFAULT_PATHS="$IMG" IOFAULT_WRITE_DELAY_US=1000000 LD_PRELOAD="$IOFAULT" \
+		"$REENC" --progress=never -e AES256 -p 3 "$IMG" --new -e AES128 -p 4 \
+		3<"$TESTDIR/p_old" 4<"$TESTDIR/p_new" &
+	pid=$!
+	for _ in $(seq 100); do
+		[ ! -s "$IMG.reencrypt" ] || break
+		sleep 0.1
+	done
+	[ -s "$IMG.reencrypt" ]
+	run "$memscan" "$pid" "$TESTDIR/n_pass_old"
+	[ "$status" -eq 0 ] || fail "the old passphrase is in its memory: $output"
+	run "$memscan" "$pid" "$TESTDIR/n_pass_new"
+	[ "$status" -eq 0 ] || fail "the new passphrase is in its memory: $output"
+	run "$memscan" --stack "$pid" "$TESTDIR/n_key_old"
+	[ "$status" -eq 0 ] || fail "the old key is on its stack: $output"
+	run "$memscan" --stack "$pid" "$TESTDIR/n_key_new"
+	[ "$status" -eq 0 ] || fail "the new key is on its stack: $output"
+	# the scan can see them: the keys are in the ciphers' memory
+	run "$memscan" "$pid" "$TESTDIR/n_key_new"
+	[ "$status" -eq 1 ]
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 0 ]
+	cmp "$IMG" "$TESTDIR/expect"
+}

@@ -3,6 +3,7 @@
 # leaves the image exactly as it was.
 
 load helpers
+bats_require_minimum_version 1.5.0
 
 LOSETUP="$top_builddir/losetup/losetup"
 UL_LOSETUP=/usr/sbin/losetup
@@ -92,6 +93,19 @@ unchanged() {
 	[[ "$output" == *"$TINYFS/journal: no space for the journal; the image was not touched"* ]]
 	[ ! -e "$TINYFS/journal" ]
 	[ ! -e "$TINYFS/journal.new" ]
+	unchanged
+}
+
+@test "Enter at the terminal's New and Retype prompts is refused, the image untouched" {
+	# an empty new passphrase would re-encrypt the image to the all-zero key
+	printf '%s\n\n\n' "$PASS_OLD" > "$TESTDIR/answers"
+	run --separate-stderr "$top_builddir/tests/tty/pty-answer" --transcript "$TESTDIR/tty" \
+		"$TESTDIR/answers" -- "$REENC" -e AES256 "$IMG" --new -e aes
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "${REENC##*/}: empty passphrase (--allow-empty-passphrase accepts it)" ]
+	grep -q "Old password: " "$TESTDIR/tty"
+	grep -q "New password: " "$TESTDIR/tty"
+	grep -q "Retype password: " "$TESTDIR/tty"
 	unchanged
 }
 

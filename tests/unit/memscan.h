@@ -70,4 +70,37 @@ static int memory_contains(const uint8_t *needle, size_t n)
 	return found;
 }
 
+/*
+ * 1 when the @n bytes at @needle stand in the @depth bytes of stack below
+ * the caller's frame, where the frames of the functions it called were
+ * (and a signal's saved registers). Read at once through @mem, an open
+ * /proc/self/mem, so that no call runs there first to overwrite them.
+ */
+static __attribute__((noinline, unused)) int stack_below_contains(int mem, const uint8_t *needle,
+							   size_t n, size_t depth)
+{
+	static uint8_t below[1 << 16];
+	/* the page of our own frame too: the callers' frames were just below */
+	uintptr_t top = ((uintptr_t)__builtin_frame_address(0) + 4095) & ~(uintptr_t)4095;
+	size_t got = 0, i;
+	int found = 0;
+
+	if (depth > sizeof(below))
+		depth = sizeof(below);
+	/* page by page downwards, to where the stack's mapping ends */
+	while (got + 4096 <= depth &&
+	       pread(mem, below + depth - got - 4096, 4096, (off_t)(top - got - 4096)) == 4096)
+		got += 4096;
+	for (i = depth - got; i + n <= depth && !found; i++) {
+		uintptr_t at = top - depth + i;
+
+		/* a needle on the stack itself does not count */
+		if (at + n > (uintptr_t)needle && at < (uintptr_t)needle + n)
+			continue;
+		found = below[i] == needle[0] && !memcmp(below + i, needle, n);
+	}
+	explicit_bzero(below, sizeof(below));
+	return found;
+}
+
 #endif

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +18,10 @@
 #include <libloop.h>
 #include "tap.h"
 #include "memscan.h"
+#include "regscan.h"
 
 static struct loop_attach_opts o;
+static struct vec_regs regs;
 static struct loop_attach_msg m;
 
 static int attach(void)
@@ -33,6 +36,28 @@ static int attach(void)
 	rc = loop_attach(ld, &o, dev, sizeof(dev), &m);
 	loopdev_free(ld);
 	return rc;
+}
+
+static void on_sigusr1(int sig)
+{
+}
+
+/* The registers read right after the secret's last use hold none of it. */
+static void check_regs(struct vec_regs *v, const uint8_t *secret, size_t len)
+{
+	int reg;
+
+	if (!v->have) {
+		ok(1, "# SKIP no AVX here: the vector registers were not read");
+		return;
+	}
+	if (!v->have_avx512)
+		printf("# no AVX-512F on this CPU: zmm/ymm16-31 could not be checked, only ymm0-15\n");
+	reg = regs_find(v, secret, len, 8);
+	ok(reg < 0, "no 8 bytes of the passphrase left in a vector register (%s%d of %d read)",
+	   reg < 0 ? "" : v->have_avx512 ? "found in zmm" : "found in ymm",
+	   reg < 0 ? v->count : reg, v->count);
+	regs_wipe(v);
 }
 
 int main(void)
@@ -51,6 +76,7 @@ int main(void)
 		return 1;
 	saved = dup(2);
 	dup2(err[1], 2);
+	signal(SIGUSR1, on_sigusr1);
 
 	loop_attach_opts_init(&o);
 	ok(!loop_attach_requested(&o), "empty options ask for nothing");
@@ -59,6 +85,23 @@ int main(void)
 	ok(rc == -EINVAL, "a malformed number is refused (%d)", rc);
 	is_str(m.text, "invalid key size: '12x'", "the message names the value");
 	is_str(m.option, "--keybits", "and the option");
+	/* no wrap into the field, no sign behind blanks */
+	rc = loop_attach_opt_set(&o, "keybits", "4294967424", &m);
+	ok(rc == -ERANGE && o.keybits == 0, "-k past 32 bits is refused, not 128 (%d, %u)", rc,
+	   o.keybits);
+	is_str(m.text, "invalid key size: '4294967424': Numerical result out of range",
+	       "as util-linux says it");
+	rc = loop_attach_opt_set(&o, "pass-fd", " -1", &m);
+	ok(rc == -EINVAL && o.pass_fd == -1, "-p ' -1' is refused (%d, %d)", rc, o.pass_fd);
+	is_str(m.text, "invalid passphrase file descriptor: ' -1'", "naming the value");
+	ok(loop_attach_opt_set(&o, "pass-fd", "+3", &m) == -EINVAL, "a plus sign is refused");
+	ok(loop_attach_opt_set(&o, "pass-fd", "2147483648", &m) == -ERANGE && o.pass_fd == -1,
+	   "-p past INT_MAX is refused");
+	ok(loop_attach_opt_set(&o, "loinit", "9223372036854775808", &m) == -ERANGE &&
+	   o.loinit == -1, "-I past INT64_MAX is refused");
+	ok(loop_attach_opt_set(&o, "pass-fd", " 3", &m) == 0 && o.pass_fd == 3,
+	   "leading blanks before digits are fine, as in util-linux");
+	o.pass_fd = -1;
 	ok(loop_attach_opt_set(&o, "itercountk", "99999999", &m) == -ERANGE,
 	   "-C over the maximum is refused");
 	ok(strstr(m.text, "too many iterations") != NULL, "saying so: %s", m.text);
@@ -146,13 +189,60 @@ int main(void)
 		o.lo_flags = LO_FLAGS_DIRECT_IO;
 		o.pass_fd = p[0];
 		rc = attach();
+		regs_read(&regs);
+		/* what a signal arriving now (or a lazy binding) would do: the
+		 * kernel saves every vector register on the stack below us */
+		raise(SIGUSR1);
 		close(p[0]);
 		ok(rc == -EOPNOTSUPP && strstr(m.text, "--direct-io"),
 		   "refused after the key was made: %s", m.text);
 		for (i = 0; i < len; i++)
 			secret[i] = (char)(masked[i] ^ 0x5a);
+		check_regs(&regs, (const uint8_t *)secret, len);
 		ok(!memory_contains((const uint8_t *)secret, len),
 		   "no copy of the passphrase or key left in memory");
+		explicit_bzero(secret, sizeof(secret));
+	}
+
+	/* the secret's own calls, read and derive, then a signal at once:
+	 * what they left in the vector registers would now be in the
+	 * signal frame below us (as in glibc's lazy-binding trampoline) */
+	{
+		static const char masked[] = "\x2e\x3f\x29\x2e\x7a\x2a\x3b\x29\x29\x7a\x6b\x68\x69";
+		static char secret[sizeof(masked)];
+		struct loop_cipher_spec spec;
+		struct loop_pass *pass = NULL;
+		struct loop_key *key = NULL;
+		size_t i, len = sizeof(masked) - 1;
+		int mem = open("/proc/self/mem", O_RDONLY), below;
+
+		for (i = 0; i < len; i++)
+			secret[i] = (char)(masked[i] ^ 0x5a);
+		secret[len] = '\n';
+		if (mem < 0 || pipe(p) < 0 || write(p[1], secret, len + 1) != (ssize_t)len + 1)
+			return 1;
+		close(p[1]);
+		explicit_bzero(secret, sizeof(secret));
+		loop_attach_opts_init(&o);
+		o.encryption = "aes";
+		o.pass_fd = p[0];
+		rc = loop_attach_spec(&o, &spec, &m);
+		if (!rc)
+			rc = loop_attach_read_secret(&o, &spec, "Password: ", false, NULL, &pass, &m);
+		if (!rc)
+			rc = loop_attach_derive(&o, &spec, pass, &key, &m);
+		loop_key_free(key);
+		loop_pass_free(pass);
+		regs_read(&regs);
+		raise(SIGUSR1);
+		for (i = 0; i < len; i++)
+			secret[i] = (char)(masked[i] ^ 0x5a);
+		below = stack_below_contains(mem, (const uint8_t *)secret, len, 64 * 1024);
+		close(mem);
+		close(p[0]);
+		ok(rc == 0, "passphrase read and key derived (%d)", rc);
+		check_regs(&regs, (const uint8_t *)secret, len);
+		ok(!below, "no copy of the passphrase or key on the stack below (after a signal)");
 		explicit_bzero(secret, sizeof(secret));
 	}
 

@@ -340,6 +340,54 @@ static void test_tty_interrupt(void)
 	close(master);
 }
 
+/*
+ * A gpg key file cut short: 65 long lines (compressed, so gpg writes what
+ * it has decrypted as it goes) without its last 300 bytes. gpg itself
+ * prints part of the lines, then exits 2; none of them may be taken.
+ */
+static void test_gpg_truncated(const char *dir, const char *home, const char *srcdir)
+{
+	struct loop_pass *gp = NULL, *p = NULL;
+	char cmd[2048], path[300];
+	int lines = 0, status = -1, r;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd),
+		 "set -e; cd '%s'; for i in $(seq 65); do head -c 150 /dev/urandom | base64 -w0; "
+		 "echo; done > k65.txt; "
+		 "gpg --homedir '%s' --batch --no-options --quiet --pinentry-mode loopback "
+		 "--passphrase-file '%s/tests/kat/pass/gpgpass.txt' --symmetric --cipher-algo AES256 "
+		 "-o k65.gpg < k65.txt; rm k65.txt; "
+		 "head -c $(($(stat -c %%s k65.gpg) - 300)) k65.gpg > cut.gpg; "
+		 "{ gpg --homedir '%s' --no-options --quiet --batch --no-tty --pinentry-mode loopback "
+		 "--passphrase-file '%s/tests/kat/pass/gpgpass.txt' --decrypt < cut.gpg 2>/dev/null "
+		 "&& echo 0 > status || echo $? > status; } | wc -l > lines",
+		 dir, home, srcdir, home, srcdir);
+	ok(system(cmd) == 0, "a truncated gpg key file made");
+	snprintf(path, sizeof(path), "%s/lines", dir);
+	if ((f = fopen(path, "r"))) {
+		if (fscanf(f, "%d", &lines) != 1)
+			lines = 0;
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "%s/status", dir);
+	if ((f = fopen(path, "r"))) {
+		if (fscanf(f, "%d", &status) != 1)
+			status = -1;
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "%s/tests/kat/pass/gpgpass.txt", srcdir);
+	loop_pass_read_file(&gp, path);
+	snprintf(path, sizeof(path), "%s/cut.gpg", dir);
+	r = loop_pass_from_gpg(&p, path, home, NULL, gp);
+	ok(r == -EIO && !p, "gpg: a truncated key file -> -EIO, no lines (got %d; gpg alone "
+	   "printed %d lines and exited %d)", r, lines, status);
+	if (lines < 1 || status == 0)
+		printf("# gpg did not print part of it and fail: the case was not reached\n");
+	loop_pass_free(p);
+	loop_pass_free(gp);
+}
+
 static void test_files(void)
 {
 	struct loop_pass *p = NULL, *gp = NULL;
@@ -371,10 +419,15 @@ static void test_files(void)
 			snprintf(kf, sizeof(kf), "%s/tests/kat/pass/kf65.gpg", srcdir);
 			r = loop_pass_from_gpg(&p, kf, home, NULL, gp);
 			ok(r == -EKEYREJECTED, "gpg: wrong passphrase -> -EKEYREJECTED (got %d)", r);
+			test_gpg_truncated(dir, home, srcdir);
 		} else {
+			ok(1, "# SKIP top_srcdir not set");
+			ok(1, "# SKIP top_srcdir not set");
 			ok(1, "# SKIP top_srcdir not set");
 		}
 	} else {
+		ok(1, "# SKIP gpg not installed");
+		ok(1, "# SKIP gpg not installed");
 		ok(1, "# SKIP gpg not installed");
 		ok(1, "# SKIP gpg not installed");
 	}
@@ -630,6 +683,68 @@ static void test_no_leftovers(void)
 	ok(!key_found, "no copy of the key left in process memory");
 }
 
+/* The first line of @path, XOR-masked with 0x5a, read without stdio's
+ * buffers: the only clear copy is in @buf, wiped by the caller. */
+static size_t read_masked_line(const char *path, char *buf, size_t size, uint8_t *masked)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t got = fd < 0 ? -1 : read(fd, buf, size);
+	size_t len = 0;
+
+	if (fd >= 0)
+		close(fd);
+	while (got > 0 && len < (size_t)got && buf[len] != '\n')
+		len++;
+	for (size_t i = 0; i < len; i++)
+		masked[i] = (uint8_t)(buf[i] ^ 0x5a);
+	return len;
+}
+
+/* gpg's passphrase and the key line it decrypted: gone once freed. */
+static void test_gpg_no_leftovers(void)
+{
+	const char *srcdir = getenv("top_srcdir");
+	char home[] = "/tmp/test-crypto-pass-gpg.XXXXXX", path[512], buf[512], cmd[600];
+	uint8_t gmask[256], kmask[256], probe[256];
+	struct loop_pass *gp = NULL, *p = NULL;
+	size_t glen, klen, i;
+	int r, found;
+
+	if (MEMSCAN_UNDER_ASAN || !srcdir || access("/usr/bin/gpg", X_OK) || !mkdtemp(home)) {
+		for (i = 0; i < 3; i++)
+			ok(1, "# SKIP %s", MEMSCAN_UNDER_ASAN ? "memory scan under AddressSanitizer" :
+			   "no gpg, no top_srcdir or no temporary directory");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/tests/kat/pass/gpgpass.txt", srcdir);
+	glen = read_masked_line(path, buf, sizeof(buf), gmask);
+	loop_pass_from_buffer(&gp, buf, glen, LOOP_PASS_ONE_LINE);
+	explicit_bzero(buf, sizeof(buf));
+	snprintf(path, sizeof(path), "%s/tests/kat/pass/keys65.txt", srcdir);
+	klen = read_masked_line(path, buf, sizeof(buf), kmask);
+	explicit_bzero(buf, sizeof(buf));
+	snprintf(path, sizeof(path), "%s/tests/kat/pass/kf1.gpg", srcdir);
+	r = loop_pass_from_gpg(&p, path, home, NULL, gp);
+	ok(r == 0 && loop_pass_count(p) == 1, "gpg: kf1.gpg decrypted (%d)", r);
+	loop_pass_free(p);
+	loop_pass_free(gp);
+
+	for (i = 0; i < glen; i++)
+		probe[i] = gmask[i] ^ 0x5a;
+	found = glen && memory_contains(probe, glen);
+	explicit_bzero(probe, sizeof(probe));
+	ok(glen && !found, "no copy of gpg's passphrase left in process memory");
+	for (i = 0; i < klen; i++)
+		probe[i] = kmask[i] ^ 0x5a;
+	found = klen && memory_contains(probe, klen);
+	explicit_bzero(probe, sizeof(probe));
+	ok(klen && !found, "no copy of the decrypted key line left in process memory");
+	snprintf(cmd, sizeof(cmd), "gpgconf --homedir '%s' --kill all 2>/dev/null; rm -rf '%s'",
+		 home, home);
+	if (system(cmd) != 0)
+		printf("# could not remove %s\n", home);
+}
+
 int main(void)
 {
 	/* a terminal test gone wrong must fail, not hang make check */
@@ -645,5 +760,6 @@ int main(void)
 	test_hash_len_bound();
 	test_iter_bound();
 	test_no_leftovers();
+	test_gpg_no_leftovers();
 	return tap_done();
 }
