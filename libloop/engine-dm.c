@@ -514,60 +514,84 @@ static int mapping_sits_on(const char *name, dev_t dev)
 	return on;
 }
 
-/* 1 when mapping @holder ("cryptoloop-sda2", "cryptoloop-sda2.1") is one
- * of the names attach_direct gives ranges of the device @kname. */
-static int direct_name_of(const char *holder, const char *kname)
+/* The device number sysfs gives the holder @holder of @dir ("dm-3"). */
+static int holder_dev(const char *dir, const char *holder, dev_t *dev)
 {
-	size_t plen = strlen(LOOP_DM_PREFIX), klen = strlen(kname);
-	const char *p;
+	char file[PATH_MAX];
+	unsigned int maj, min;
+	FILE *f;
+	int n;
 
-	if (strncmp(holder, LOOP_DM_PREFIX, plen) || strncmp(holder + plen, kname, klen))
+	snprintf(file, sizeof(file), "%s/%s/dev", dir, holder);
+	f = fopen(file, "re");
+	if (!f)
+		return -errno;
+	n = fscanf(f, "%u:%u", &maj, &min);
+	fclose(f);
+	if (n != 2)
+		return -EINVAL;
+	*dev = makedev(maj, min);
+	return 0;
+}
+
+struct holder_ctx {
+	dev_t dev;	/* the block device */
+	dev_t holder;	/* what holds it */
+	int ours;
+};
+
+/* A record of a mapping of ours straight on the block device, and the
+ * holder is that mapping: both by device number, never by name. */
+static int holder_is_record(const struct loop_state *st, void *data)
+{
+	struct holder_ctx *h = data;
+	struct stat map, img;
+
+	if (st->engine != LOOP_ENGINE_DM || !is_direct(st))
 		return 0;
-	p = holder + plen + klen;
-	if (!*p)
-		return 1;
-	if (*p++ != '.' || !*p)
+	if (stat(st->device, &map) < 0 || !S_ISBLK(map.st_mode) || map.st_rdev != h->holder)
 		return 0;
-	return strspn(p, "0123456789") == strlen(p);
+	if (stat(st->image, &img) < 0 || !S_ISBLK(img.st_mode) || img.st_rdev != h->dev)
+		return 0;
+	h->ours = 1;
+	return 1;
 }
 
 /*
  * Whether block device @dev may take another mapping: -EBUSY when anything
  * but our own mappings of its other ranges holds it or has it open
- * exclusively (mounted, swap, an LVM physical volume, a RAID member).
+ * exclusively (mounted, swap, an LVM physical volume, a RAID member, the
+ * dm engine's own mapping over a loop device). A holder is ours only when
+ * a record of a mapping straight on @dev names it: a name proves nothing
+ * (the mapping on /dev/loop3 is cryptoloop-loop3, what a mapping straight
+ * on the block device loop3 would be called too).
  * *@shared: 1 when our mappings hold it, so libcryptsetup must not insist
  * on having it to itself (cryptsetup --shared); the ranges do not overlap,
- * or all are read-only, as the caller made sure.
+ * or all are read-only, as the caller made sure from the same records.
  */
-static int direct_may_share(const char *path, dev_t dev, const char *kname, int *shared)
+static int direct_may_share(const char *path, dev_t dev, int *shared)
 {
-	char dir[64], file[PATH_MAX], holder[128];
+	struct holder_ctx h = { .dev = dev };
+	char dir[64];
 	struct dirent *d;
 	int ours = 0, theirs = 0, fd;
-	DIR *h;
-	FILE *f;
+	DIR *dh;
 
 	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u/holders", major(dev), minor(dev));
-	h = opendir(dir);
-	while (h && (d = readdir(h))) {
+	dh = opendir(dir);
+	while (dh && (d = readdir(dh))) {
 		if (d->d_name[0] == '.')
 			continue;
-		snprintf(file, sizeof(file), "%s/%s/dm/name", dir, d->d_name);
-		f = fopen(file, "re");
-		if (f && fgets(holder, sizeof(holder), f)) {
-			holder[strcspn(holder, "\n")] = '\0';
-			if (direct_name_of(holder, kname))
-				ours++;
-			else
-				theirs++;
-		} else {
+		h.ours = 0;
+		if (holder_dev(dir, d->d_name, &h.holder) == 0)
+			loop_state_foreach(holder_is_record, &h);
+		if (h.ours)
+			ours++;
+		else
 			theirs++;
-		}
-		if (f)
-			fclose(f);
 	}
-	if (h)
-		closedir(h);
+	if (dh)
+		closedir(dh);
 	if (theirs)
 		return -EBUSY;
 	*shared = ours > 0;
@@ -602,7 +626,7 @@ static int attach_direct(struct loopdev *ld, const struct loop_engine_config *cf
 	if (rc)
 		return rc;
 	*errpos = LOOP_ERR_DEVICE;
-	rc = direct_may_share(st->image, rdev, kname, &shared);
+	rc = direct_may_share(st->image, rdev, &shared);
 	if (rc)
 		return rc;
 	st->pid = 0;
