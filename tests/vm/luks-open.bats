@@ -283,6 +283,20 @@ volume_key_hex() {
 		"$TESTDIR/end"
 	cryptsetup close clref
 
+	# LUKS1: libcryptsetup keeps the key in the table, as cryptsetup open
+	# does, and -c reloads it from there without asking
+	luks1=$(image 8M luks1)
+	cryptsetup luksFormat -q --type luks1 --pbkdf-force-iterations 1000 \
+		--key-file "$TESTDIR/key" "$luks1"
+	dev=$(attach -e luks1 -p 3 "$luks1")
+	dmsetup table --showkeys "${dev#/dev/mapper/}" | grep -q "$(volume_key_hex "$luks1")"
+	size=$(blockdev --getsize64 "$dev")
+	truncate -s 12M "$luks1"
+	"$LOSETUP" -c "$dev" < /dev/null
+	[ "$(blockdev --getsize64 "$dev")" -eq $((size + (4 << 20))) ]
+	detach "$dev"
+	dm_clean
+
 	# the key options with -c are for a LUKS mapping only
 	plain=$(image 4M plain)
 	dev=$(attach --engine dm -e aes -p 3 "$plain")
