@@ -135,6 +135,23 @@ int loop_attach(struct loopdev *ld, const struct loop_attach_opts *o,
 		char *device, size_t size, struct loop_attach_msg *m);
 
 /*
+ * losetup -c: make the device @ld is bound to follow its image's new size
+ * (an encrypted device through its engine, any other loop device with
+ * LOOP_SET_CAPACITY). A LUKS2 mapping of the dm engine holds its volume
+ * key only in dm-crypt (loaded through the kernel keyring, never in its
+ * table), so growing it unlocks the volume again: o->header names a
+ * detached header, and the key is o->cleartext's whole file or the
+ * passphrase line from o->pass_fd, the terminal or the password agents,
+ * read only when nothing else refuses. A mapping whose table has several
+ * targets, or whose LUKS2 header says a reencryption is in progress, is
+ * refused: one target over the whole would read the rest with the wrong
+ * key. Those options on any other device are refused too.
+ * Returns 0, or -errno with @m filled.
+ */
+int loop_device_resize(struct loopdev *ld, const struct loop_attach_opts *o,
+		       struct loop_attach_msg *m);
+
+/*
  * Bind @ld to the device @name: a loop device, or an encrypted device's
  * other name (the dm engine's mapping). Returns 0, -ENODEV when @name is
  * neither, or -errno.

@@ -193,6 +193,23 @@ int loop_engine_detach(struct loopdev *ld);
 int loop_engine_resize(struct loopdev *ld);
 
 /*
+ * loop_engine_resize(), with what a LUKS mapping of the dm engine needs:
+ * a LUKS2 volume key lives in dm-crypt, loaded through the kernel keyring,
+ * and no table holds it, so growing the mapping unlocks the volume again
+ * with @luks's key file or passphrase (@luks->type is not used);
+ * @luks->header names a detached header. @luks may be NULL.
+ * *@targets (may be NULL): how many targets the mapping's table has.
+ * Returns 0; -ENOENT no record; -ENOKEY the mapping needs the key and
+ * @luks gives none (nothing has changed); -EPERM no keyslot opens with
+ * it; -ENODATA no LUKS header of this mapping (on its device, or
+ * @luks->header); -EINPROGRESS a LUKS2 reencryption is in progress: the
+ * table has more than one target (*@targets), or the header says so
+ * (*@targets is 1); -errno.
+ */
+int loop_engine_resize_luks(struct loopdev *ld, const struct loop_luks_config *luks,
+			    unsigned int *targets);
+
+/*
  * The loop device under the encrypted device @name (e.g. a dm mapping,
  * by any of its names), written to @buf. Returns 0, -ENOENT when @name
  * is no recorded device, -errno.

@@ -5,6 +5,8 @@
  * unlocks a keyslot with the passphrase or key file, and loads the
  * dm-crypt table the header describes. The passphrase stays in the
  * caller's locked memory; libcryptsetup keeps the volume key in its own.
+ * Growing a LUKS2 mapping (losetup -c) unlocks the volume again: its
+ * volume key is in dm-crypt, and no table holds it.
  */
 #include "config.h"
 
@@ -54,6 +56,8 @@ static void record_cipher(struct crypt_device *cd, struct loop_state *st)
 	st->encrypt_type = 0;
 }
 
+/* Activate @name, or with @name NULL load the volume key into the kernel
+ * keyring (CRYPT_ACTIVATE_KEYRING_KEY) for crypt_resize(). */
 static int unlock(struct crypt_device *cd, const char *name,
 		  const struct loop_luks_config *luks, uint32_t flags)
 {
@@ -96,14 +100,64 @@ int dm_activate_luks(const char *dev, const char *name, const struct loop_engine
 	if (rc < 0)
 		goto free_device;
 	record_cipher(cd, st);
-	/* the volume key in the table, not a kernel keyring reference that
-	 * dies with this process's thread keyring: "losetup -c" reloads the
-	 * table with a new length and has no passphrase to ask for (the
-	 * engine's plain mappings carry their keys the same way) */
-	rc = crypt_volume_key_keyring(cd, 0);
+	/* libcryptsetup's default, said out loud: a LUKS2 volume key goes
+	 * into this thread's keyring as a "logon" key (which user space
+	 * cannot read back), the table names it and dm-crypt copies it at
+	 * the load, so no table dump shows it; the key in the keyring dies
+	 * with the thread. LUKS1 volumes keep theirs in the table, as with
+	 * cryptsetup. */
+	rc = crypt_volume_key_keyring(cd, 1);
 	if (rc < 0)
 		goto free_device;
 	rc = unlock(cd, name, luks, flags);
+free_device:
+	crypt_free(cd);
+restore_log:
+	crypt_set_log_callback(NULL, NULL, NULL);
+	return rc < 0 ? rc : 0;
+}
+
+int dm_luks_unlock_active(const char *name, const struct loop_luks_config *luks,
+			  struct crypt_device **out)
+{
+	struct crypt_active_device active;
+	struct crypt_device *cd = NULL;
+	const char *type;
+	int rc;
+
+	*out = NULL;
+	crypt_set_log_callback(NULL, quiet_log, NULL);
+	rc = crypt_init_by_name_and_header(&cd, name, luks ? luks->header : NULL);
+	if (rc < 0)
+		goto restore_log;
+	crypt_set_log_callback(cd, quiet_log, NULL);
+	/* no type: the header is not there, or it is another volume's
+	 * (libcryptsetup compares its UUID with the mapping's) */
+	type = crypt_get_type(cd);
+	if (!type || (strcmp(type, CRYPT_LUKS1) && strcmp(type, CRYPT_LUKS2))) {
+		rc = -ENODATA;
+		goto free_device;
+	}
+	/* a table for one segment over a volume whose segments are moving */
+	if (crypt_reencrypt_status(cd, NULL) != CRYPT_REENCRYPT_NONE) {
+		rc = -EINPROGRESS;
+		goto free_device;
+	}
+	rc = crypt_get_active_device(cd, name, &active);
+	if (rc < 0)
+		goto free_device;
+	if (active.flags & CRYPT_ACTIVATE_KEYRING_KEY) {
+		if (!luks || (!luks->key_file && !luks->pass)) {
+			rc = -ENOKEY;
+			goto free_device;
+		}
+		rc = unlock(cd, NULL, luks, CRYPT_ACTIVATE_KEYRING_KEY);
+		if (rc < 0)
+			goto free_device;
+	}
+	*out = cd;
+	rc = 0;
+	goto restore_log;
 free_device:
 	crypt_free(cd);
 restore_log:

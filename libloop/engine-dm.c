@@ -22,7 +22,9 @@
  * mapping holds it, so removing the mapping by any tool frees it.
  * A LUKS volume (engine-dm-luks.c) goes the same way, on the same loop
  * device or straight on the block device, under the same names; only the
- * activation differs: its header says what the mapping is.
+ * activation differs: its header says what the mapping is, and a LUKS2
+ * volume key reaches dm-crypt through the kernel keyring, not the table,
+ * so resizing it takes the key again.
  * libcryptsetup and libdevmapper log through callbacks here that drop
  * everything: libloop never prints.
  */
@@ -514,60 +516,84 @@ static int mapping_sits_on(const char *name, dev_t dev)
 	return on;
 }
 
-/* 1 when mapping @holder ("cryptoloop-sda2", "cryptoloop-sda2.1") is one
- * of the names attach_direct gives ranges of the device @kname. */
-static int direct_name_of(const char *holder, const char *kname)
+/* The device number sysfs gives the holder @holder of @dir ("dm-3"). */
+static int holder_dev(const char *dir, const char *holder, dev_t *dev)
 {
-	size_t plen = strlen(LOOP_DM_PREFIX), klen = strlen(kname);
-	const char *p;
+	char file[PATH_MAX];
+	unsigned int maj, min;
+	FILE *f;
+	int n;
 
-	if (strncmp(holder, LOOP_DM_PREFIX, plen) || strncmp(holder + plen, kname, klen))
+	snprintf(file, sizeof(file), "%s/%s/dev", dir, holder);
+	f = fopen(file, "re");
+	if (!f)
+		return -errno;
+	n = fscanf(f, "%u:%u", &maj, &min);
+	fclose(f);
+	if (n != 2)
+		return -EINVAL;
+	*dev = makedev(maj, min);
+	return 0;
+}
+
+struct holder_ctx {
+	dev_t dev;	/* the block device */
+	dev_t holder;	/* what holds it */
+	int ours;
+};
+
+/* A record of a mapping of ours straight on the block device, and the
+ * holder is that mapping: both by device number, never by name. */
+static int holder_is_record(const struct loop_state *st, void *data)
+{
+	struct holder_ctx *h = data;
+	struct stat map, img;
+
+	if (st->engine != LOOP_ENGINE_DM || !is_direct(st))
 		return 0;
-	p = holder + plen + klen;
-	if (!*p)
-		return 1;
-	if (*p++ != '.' || !*p)
+	if (stat(st->device, &map) < 0 || !S_ISBLK(map.st_mode) || map.st_rdev != h->holder)
 		return 0;
-	return strspn(p, "0123456789") == strlen(p);
+	if (stat(st->image, &img) < 0 || !S_ISBLK(img.st_mode) || img.st_rdev != h->dev)
+		return 0;
+	h->ours = 1;
+	return 1;
 }
 
 /*
  * Whether block device @dev may take another mapping: -EBUSY when anything
  * but our own mappings of its other ranges holds it or has it open
- * exclusively (mounted, swap, an LVM physical volume, a RAID member).
+ * exclusively (mounted, swap, an LVM physical volume, a RAID member, the
+ * dm engine's own mapping over a loop device). A holder is ours only when
+ * a record of a mapping straight on @dev names it: a name proves nothing
+ * (the mapping on /dev/loop3 is cryptoloop-loop3, what a mapping straight
+ * on the block device loop3 would be called too).
  * *@shared: 1 when our mappings hold it, so libcryptsetup must not insist
  * on having it to itself (cryptsetup --shared); the ranges do not overlap,
- * or all are read-only, as the caller made sure.
+ * or all are read-only, as the caller made sure from the same records.
  */
-static int direct_may_share(const char *path, dev_t dev, const char *kname, int *shared)
+static int direct_may_share(const char *path, dev_t dev, int *shared)
 {
-	char dir[64], file[PATH_MAX], holder[128];
+	struct holder_ctx h = { .dev = dev };
+	char dir[64];
 	struct dirent *d;
 	int ours = 0, theirs = 0, fd;
-	DIR *h;
-	FILE *f;
+	DIR *dh;
 
 	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u/holders", major(dev), minor(dev));
-	h = opendir(dir);
-	while (h && (d = readdir(h))) {
+	dh = opendir(dir);
+	while (dh && (d = readdir(dh))) {
 		if (d->d_name[0] == '.')
 			continue;
-		snprintf(file, sizeof(file), "%s/%s/dm/name", dir, d->d_name);
-		f = fopen(file, "re");
-		if (f && fgets(holder, sizeof(holder), f)) {
-			holder[strcspn(holder, "\n")] = '\0';
-			if (direct_name_of(holder, kname))
-				ours++;
-			else
-				theirs++;
-		} else {
+		h.ours = 0;
+		if (holder_dev(dir, d->d_name, &h.holder) == 0)
+			loop_state_foreach(holder_is_record, &h);
+		if (h.ours)
+			ours++;
+		else
 			theirs++;
-		}
-		if (f)
-			fclose(f);
 	}
-	if (h)
-		closedir(h);
+	if (dh)
+		closedir(dh);
 	if (theirs)
 		return -EBUSY;
 	*shared = ours > 0;
@@ -602,7 +628,7 @@ static int attach_direct(struct loopdev *ld, const struct loop_engine_config *cf
 	if (rc)
 		return rc;
 	*errpos = LOOP_ERR_DEVICE;
-	rc = direct_may_share(st->image, rdev, kname, &shared);
+	rc = direct_may_share(st->image, rdev, &shared);
 	if (rc)
 		return rc;
 	st->pid = 0;
@@ -795,40 +821,48 @@ static int dm_alive(const struct loop_state *st)
 }
 
 /*
- * A LUKS mapping's new length: what @lower has past the table's data
- * offset ("<cipher> <key> <iv_offset> <device> <offset> [<n> <opts>]"),
- * whole encryption sectors (LUKS2 "sector_size:4096"). A key that is a
- * keyring reference (":64:logon:...") cannot be loaded again without
- * the passphrase: -ENOKEY.
+ * How many targets the live table of mapping @name has. The dm engine
+ * makes one crypt target; more are what an interrupted LUKS2 reencryption
+ * leaves (the moved part under the new key, the rest under the old), and
+ * one target's table reloaded over the whole length would read the rest
+ * with the wrong key.
  */
-static int luks_length(const char *params, const char *lower, uint64_t *sectors)
+static int table_targets(const char *name, unsigned int *targets)
 {
-	const char *key = strchr(params, ' '), *opt;
-	uint64_t offset, size, unit = 1;
-	int rc;
+	struct dm_task *dmt;
+	uint64_t start, length;
+	char *type = NULL, *params = NULL;
+	void *next = NULL;
+	int rc = -ENOMEM;
 
-	if (!key || sscanf(params, "%*s %*s %*s %*s %" SCNu64, &offset) != 1)
-		return -EINVAL;
-	if (key[1] == ':')
-		return -ENOKEY;
-	opt = strstr(params, " sector_size:");
-	if (opt)
-		unit = strtoull(opt + strlen(" sector_size:"), NULL, 10) / LOOP_SECTOR_SIZE;
-	rc = device_sectors(lower, &size);
-	if (rc)
+	*targets = 0;
+	dm_quiet();
+	dmt = dm_task_create(DM_DEVICE_TABLE);
+	if (!dmt)
 		return rc;
-	if (!unit || size <= offset)
-		return -EINVAL;
-	*sectors = (size - offset) / unit * unit;
-	return *sectors ? 0 : -EINVAL;
+	/* keys in the table (root only) are kept out of swap and wiped */
+	if (!dm_task_secure_data(dmt) || !dm_task_set_name(dmt, name) ||
+	    !dm_task_no_flush(dmt))
+		goto destroy_task;
+	rc = -ENODEV;
+	if (!dm_task_run(dmt))
+		goto destroy_task;
+	do {
+		next = dm_get_next_target(dmt, next, &start, &length, &type, &params);
+		if (type)
+			(*targets)++;
+	} while (next);
+	rc = 0;
+destroy_task:
+	dm_task_destroy(dmt);
+	return rc;
 }
 
 /*
- * A crypt mapping's table, reloaded with a new length: @sectors, or for
- * a LUKS mapping (@lower set) what @lower now has past the data offset.
- * The key comes from the live table, so no passphrase is asked again.
+ * A crypt mapping's table (one target), reloaded with a new length of
+ * @sectors, its key taken from the live table.
  */
-static int reload_crypt(const char *name, uint64_t sectors, const char *lower)
+static int reload_crypt(const char *name, uint64_t sectors)
 {
 	struct dm_task *dmt, *load = NULL;
 	uint64_t start, length;
@@ -843,14 +877,12 @@ static int reload_crypt(const char *name, uint64_t sectors, const char *lower)
 	if (!dm_task_secure_data(dmt) || !dm_task_set_name(dmt, name) ||
 	    !dm_task_no_flush(dmt) || !dm_task_run(dmt))
 		goto destroy_query;
-	dm_get_next_target(dmt, NULL, &start, &length, &type, &params);
+	if (dm_get_next_target(dmt, NULL, &start, &length, &type, &params)) {
+		rc = -EINPROGRESS;	/* a second target: not ours to reload */
+		goto destroy_query;
+	}
 	if (!type || strcmp(type, "crypt") || !params)
 		goto destroy_query;
-	if (lower) {
-		rc = luks_length(params, lower, &sectors);
-		if (rc)
-			goto destroy_query;
-	}
 	rc = -ENOMEM;
 	load = dm_task_create(DM_DEVICE_RELOAD);
 	if (!load || !dm_task_secure_data(load) || !dm_task_set_name(load, name) ||
@@ -899,8 +931,7 @@ static int resize_direct(const char *name, const struct loop_state *st)
 
 	if (rc)
 		return rc;
-	return st->key_count > 1 ? reload_crypt(name, r.length, NULL) :
-				   resize_plain(name, r.length);
+	return st->key_count > 1 ? reload_crypt(name, r.length) : resize_plain(name, r.length);
 }
 
 /* A LUKS volume's mapping was made from its header, not from a record's
@@ -910,35 +941,93 @@ static int is_luks(const struct loop_state *st)
 	return !strncmp(st->cipher, "luks", 4);
 }
 
-/* The loop device first (it re-reads the image), then the mapping. */
-static int dm_resize(struct loopdev *ld, const struct loop_state *st)
+/* The loop device @loopdev re-reads the size of its image. */
+static int reread_loop(const char *loopdev)
 {
-	char name[96], loopdev[96];
 	struct loopdev *lower;
-	uint64_t sectors = 0;
-	int rc;
+	int rc = loopdev_new(&lower);
 
-	(void)ld;
-	record_mapping_name(st, name, sizeof(name));
-	dm_loop_device(st, loopdev, sizeof(loopdev));
-	if (is_direct(st))
-		return is_luks(st) ? reload_crypt(name, 0, st->image) : resize_direct(name, st);
-	rc = loopdev_new(&lower);
 	if (rc)
 		return rc;
 	rc = loopdev_set_device(lower, loopdev);
 	if (rc == 0)
 		rc = loopdev_set_capacity(lower);
 	loopdev_free(lower);
+	return rc;
+}
+
+/*
+ * A LUKS mapping, as cryptsetup resize grows it: all of @lower past the
+ * header's data offset, in whole encryption sectors. Everything that can
+ * refuse (header, reencryption, key) is settled before the loop device
+ * re-reads its image.
+ */
+static int resize_luks(const char *name, const char *lower, int direct,
+		       const struct loop_luks_config *luks)
+{
+	struct crypt_device *cd;
+	uint64_t sectors, offset, unit;
+	int rc = dm_luks_unlock_active(name, luks, &cd);
+
 	if (rc)
 		return rc;
+	if (!direct)
+		rc = reread_loop(lower);
+	if (rc == 0)
+		rc = device_sectors(lower, &sectors);
+	if (rc)
+		goto free_device;
+	offset = crypt_get_data_offset(cd);
+	unit = (uint64_t)crypt_get_sector_size(cd) / LOOP_SECTOR_SIZE;
+	rc = -ERANGE;
+	if (!unit || sectors <= offset || (sectors - offset) / unit == 0)
+		goto free_device;
+	rc = crypt_resize(cd, name, (sectors - offset) / unit * unit);
+free_device:
+	crypt_free(cd);
+	return rc < 0 ? rc : 0;
+}
+
+/*
+ * losetup -c: the loop device first (it re-reads the image), then the
+ * mapping. A LUKS mapping whose key is in the kernel keyring is unlocked
+ * with @luks (NULL: -ENOKEY). *@targets: the live table's targets; a
+ * table of more than one is refused with -EINPROGRESS.
+ */
+int loop_engine_dm_resize(struct loopdev *ld, const struct loop_state *st,
+			  const struct loop_luks_config *luks, unsigned int *targets)
+{
+	char name[96], loopdev[96];
+	uint64_t sectors = 0;
+	int rc;
+
+	(void)ld;
+	record_mapping_name(st, name, sizeof(name));
+	dm_loop_device(st, loopdev, sizeof(loopdev));
+	rc = table_targets(name, targets);
+	if (rc)
+		return rc;
+	if (*targets != 1)
+		return -EINPROGRESS;
 	if (is_luks(st))
-		return reload_crypt(name, 0, loopdev);
+		return resize_luks(name, loopdev, is_direct(st), luks);
+	if (is_direct(st))
+		return resize_direct(name, st);
+	rc = reread_loop(loopdev);
+	if (rc)
+		return rc;
 	if (st->key_count > 1) {
 		rc = device_sectors(loopdev, &sectors);
-		return rc ? rc : reload_crypt(name, sectors, NULL);
+		return rc ? rc : reload_crypt(name, sectors);
 	}
 	return resize_plain(name, 0);
+}
+
+static int dm_resize(struct loopdev *ld, const struct loop_state *st)
+{
+	unsigned int targets;
+
+	return loop_engine_dm_resize(ld, st, NULL, &targets);
 }
 
 const struct loop_engine_ops loop_engine_dm_ops = {

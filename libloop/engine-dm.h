@@ -3,6 +3,8 @@
 #ifndef LIBLOOP_ENGINE_DM_H
 #define LIBLOOP_ENGINE_DM_H
 
+#include <libcryptsetup.h>
+
 #include "engine-private.h"
 
 /*
@@ -16,5 +18,19 @@
  */
 int dm_activate_luks(const char *dev, const char *name, const struct loop_engine_config *cfg,
 		     const struct loop_luks_config *luks, int shared, struct loop_state *st);
+
+/*
+ * The active LUKS mapping @name, ready for crypt_resize() in *@cd: its
+ * header (@luks->header, or on the mapping's device) loaded and checked
+ * against the mapping's UUID, no reencryption in progress, and a volume
+ * key that dm-crypt takes from the kernel keyring loaded into this
+ * thread's keyring with @luks's passphrase or key file. @luks may be NULL.
+ * Nothing changes until the caller resizes. Returns 0; -ENODATA no LUKS
+ * header of this mapping there; -EINPROGRESS the header says a
+ * reencryption is in progress; -ENOKEY the key is needed and @luks gives
+ * none; -EPERM no keyslot opens with it; -errno.
+ */
+int dm_luks_unlock_active(const char *name, const struct loop_luks_config *luks,
+			  struct crypt_device **cd);
 
 #endif

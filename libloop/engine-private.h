@@ -93,6 +93,16 @@ typedef int loop_dm_attach_luks_fn(struct loopdev *ld, const struct loop_engine_
 				   struct loop_state *st, enum loop_err_object *errpos);
 extern loop_dm_attach_luks_fn loop_engine_dm_attach_luks;
 
+/*
+ * The dm engine module's resize (losetup -c), looked up by name as well:
+ * the ops' resize with the key a LUKS2 mapping needs (@luks, may be
+ * NULL: -ENOKEY when it does). *@targets: the mapping's table targets,
+ * more than one refused with -EINPROGRESS.
+ */
+typedef int loop_dm_resize_fn(struct loopdev *ld, const struct loop_state *st,
+			      const struct loop_luks_config *luks, unsigned int *targets);
+extern loop_dm_resize_fn loop_engine_dm_resize;
+
 /* The table for @kind, or NULL (AUTO, or not built). */
 const struct loop_engine_ops *loop_engine_ops_get(enum loop_engine_kind kind);
 

@@ -40,6 +40,7 @@ static const struct loop_engine_ops *const engine_ops[] = {
 
 static const struct loop_engine_ops *dm_ops;
 static loop_dm_attach_luks_fn *dm_attach_luks;
+static loop_dm_resize_fn *dm_resize;
 static pthread_once_t dm_once = PTHREAD_ONCE_INIT;
 
 /* The module stays loaded: its table is used until the process exits. */
@@ -51,6 +52,7 @@ static void dm_load(void)
 		dm_ops = dlsym(handle, "loop_engine_dm_ops");
 		dm_attach_luks = (loop_dm_attach_luks_fn *)dlsym(handle,
 								 "loop_engine_dm_attach_luks");
+		dm_resize = (loop_dm_resize_fn *)dlsym(handle, "loop_engine_dm_resize");
 	}
 	DBG(ENGINE, "dm", "engine module %s", dm_ops ? "loaded" : "not available");
 }
@@ -340,19 +342,35 @@ LIBLOOP_EXPORT int loop_engine_detach(struct loopdev *ld)
 	return rc;
 }
 
-LIBLOOP_EXPORT int loop_engine_resize(struct loopdev *ld)
+LIBLOOP_EXPORT int loop_engine_resize_luks(struct loopdev *ld,
+					   const struct loop_luks_config *luks,
+					   unsigned int *targets)
 {
 	const struct loop_engine_ops *ops;
 	struct loop_state *st = malloc(sizeof(*st));
+	unsigned int dummy;
 	int rc;
 
 	if (!st)
 		return -ENOMEM;
+	if (!targets)
+		targets = &dummy;
+	*targets = 0;
 	rc = loop_state_lookup(ld, st);
 	if (rc == 0) {
 		ops = loop_engine_ops_get(st->engine);
-		rc = ops ? ops->resize(ld, st) : -ENOTSUP;
+		if (!ops)
+			rc = -ENOTSUP;
+		else if (st->engine == LOOP_ENGINE_DM && dm_resize)
+			rc = dm_resize(ld, st, luks, targets);
+		else
+			rc = ops->resize(ld, st);
 	}
 	free(st);
 	return rc;
+}
+
+LIBLOOP_EXPORT int loop_engine_resize(struct loopdev *ld)
+{
+	return loop_engine_resize_luks(ld, NULL, NULL);
 }

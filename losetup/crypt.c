@@ -107,13 +107,25 @@ const struct loop_state *crypt_state(struct loopdev *ld)
 	return found ? st : NULL;
 }
 
-int resize_device(struct loopdev *ld)
+int resize_device(struct loopdev *ld, const struct loop_attach_opts *k)
 {
-	int rc = loop_engine_resize(ld);
+	struct loop_attach_msg m;
+	int rc = loop_device_resize(ld, k, &m);
 
-	if (rc == -ENOENT)
-		rc = loopdev_set_capacity(ld);
+	if (rc)
+		warnx("%s", m.text);
 	return rc;
+}
+
+bool crypt_unlock_only(const struct loop_attach_opts *k)
+{
+	struct loop_attach_opts rest = *k;
+
+	rest.pass_fd = -1;
+	rest.cleartext = NULL;
+	rest.header = NULL;
+	rest.allow_empty = false;
+	return !loop_attach_requested(&rest);
 }
 
 const char *crypt_multikey_name(const struct loop_state *cs)

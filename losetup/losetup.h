@@ -128,8 +128,13 @@ const struct loop_state *crypt_state(struct loopdev *ld);
 const char *crypt_multikey_name(const struct loop_state *cs);
 /* The name to show for @ld: a dm mapping on it, else its own path. */
 const char *crypt_device_name(struct loopdev *ld);
-/* -c: the loop device and whatever an engine put on it. Returns -errno. */
-int resize_device(struct loopdev *ld);
+/* -c: the loop device and whatever an engine put on it, a LUKS2 mapping
+ * unlocked again with @k's -p, --cleartext-keyfile and --header; prints
+ * the message. Returns -errno. */
+int resize_device(struct loopdev *ld, const struct loop_attach_opts *k);
+/* true when @k holds no key option but those -c takes for a LUKS2
+ * mapping (-p, --cleartext-keyfile, --header, --allow-empty-passphrase) */
+bool crypt_unlock_only(const struct loop_attach_opts *k);
 /* Detach, tearing down an encrypted device's engine; util-linux's message. */
 int detach_device(struct loopdev *ld);
 

@@ -300,7 +300,13 @@ static void resolve_action(int argc, char **argv, struct cmdline *cl, struct loo
 		errx(EXIT_FAILURE, "the option --swap is allowed during loop device setup only");
 	if (cl->swap)
 		swap_refuse_early(cl->crypt.encryption, cl->create.file);
-	if (cl->act != A_CREATE && loop_attach_requested(&cl->crypt))
+	/* -c unlocks a LUKS2 mapping again: its volume key is in no table */
+	if (cl->act == A_SET_CAPACITY && !crypt_unlock_only(&cl->crypt))
+		errx(EXIT_FAILURE, "of the encryption options, -c takes only --pass-fd, "
+		     "--allow-empty-passphrase, --cleartext-keyfile and --header (for a "
+		     "LUKS mapping)");
+	if (cl->act != A_CREATE && cl->act != A_SET_CAPACITY &&
+	    loop_attach_requested(&cl->crypt))
 		errx(EXIT_FAILURE, "the encryption options are allowed during loop device setup only");
 	if (cl->has_offset && cl->act != A_CREATE && (cl->act != A_SHOW || !cl->file))
 		errx(EXIT_FAILURE, "the option --offset is not allowed in this context");
@@ -408,7 +414,7 @@ static int run(struct cmdline *cl, struct loopdev *ld, int argc, char **argv)
 			warn("%s", loopdev_get_path(ld));
 		break;
 	case A_SET_CAPACITY:
-		res = report(resize_device(ld), "set capacity", ld);
+		res = resize_device(ld, &cl->crypt);
 		break;
 	case A_SET_DIRECT_IO:
 		if (crypt_state(ld) && loop_state_get_engine(crypt_state(ld)) == LOOP_ENGINE_FUSE) {

@@ -53,7 +53,7 @@ const struct opt_desc opt_table[] = {
 	{ "loinit",       required_argument, 'I', "<num>", "IV offset: sector number of the first sector", SEC_CRYPT },
 	{ "allow-short-passphrase", no_argument, OPT_ALLOW_SHORT, NULL, "accept loop-AES passphrases under 20 characters", SEC_CRYPT },
 	{ "allow-empty-passphrase", no_argument, OPT_ALLOW_EMPTY, NULL, "accept an empty passphrase (with -e aes, an all-zero key)", SEC_CRYPT },
-	{ "header",       required_argument, OPT_LUKS_HEADER, "<file>", "with -e luks: the detached LUKS header", SEC_CRYPT },
+	{ "header",       required_argument, OPT_LUKS_HEADER, "<file>", "with -e luks (and -c on its mapping): the detached LUKS header", SEC_CRYPT },
 	{ "engine",       required_argument, OPT_ENGINE, "<name>", "kmod, xfer, dm, fuse or auto (default)", SEC_CRYPT },
 	{ "force",        no_argument,       OPT_FORCE, NULL, "attach an image already in use; -H random on FUSE", SEC_CRYPT },
 	{ "swap",         no_argument,       OPT_SWAP, NULL, "pin a backing file for swap (kmod engine; see below)", SEC_CRYPT },

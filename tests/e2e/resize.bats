@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # losetup -c on an encrypted device follows the image (grown or shrunk),
 # within --offset and --sizelimit; --direct-io is refused where it would
-# change nothing. On the FUSE engine; tests/vm covers kmod and dm.
+# change nothing; the key options -c takes (for a LUKS mapping) are refused
+# elsewhere. On the FUSE engine; tests/vm covers kmod and dm.
 bats_require_minimum_version 1.5.0
 
 load helpers
@@ -75,5 +76,24 @@ size_of() { blockdev --getsize64 "$1"; }
 		[ "$status" -eq 1 ]
 		[ "$stderr" = "losetup: $dev: --direct-io is not supported by the fuse engine (its daemon reads and writes the image itself, buffered)" ]
 	done
+	detach "$dev"
+}
+
+@test "-c takes the LUKS unlock options only, and those only for a LUKS mapping" {
+	img=$(image 8M)
+	dev=$(attach -e AES256 -p 3 "$img")
+	truncate -s 12M "$img"
+	run "$LOSETUP" -c "$dev" -p 3 3< "$TESTDIR/pass"
+	[ "$status" -eq 1 ]
+	[ "$output" = "losetup: $dev: --pass-fd with -c is for a LUKS mapping of the dm engine, which this is not" ]
+	run "$LOSETUP" -c "$dev" --header "$img"
+	[ "$status" -eq 1 ]
+	[ "$output" = "losetup: $dev: --header with -c is for a LUKS mapping of the dm engine, which this is not" ]
+	run "$LOSETUP" -c "$dev" -e AES256
+	[ "$status" -eq 1 ]
+	[ "$output" = "losetup: of the encryption options, -c takes only --pass-fd, --allow-empty-passphrase, --cleartext-keyfile and --header (for a LUKS mapping)" ]
+	[ "$(size_of "$dev")" -eq $((8 << 20)) ]
+	"$LOSETUP" -c "$dev"
+	[ "$(size_of "$dev")" -eq $((12 << 20)) ]
 	detach "$dev"
 }

@@ -268,6 +268,28 @@ openssl_plain() {
 }
 
 # bats test_tags=core
+@test "the loop device under a mapping of ours is not a block device to map again" {
+	img=$(image 8M)
+	dev=$(attach --engine dm -e aes -p 3 "$img")
+	lower=/dev/${dev#/dev/mapper/cryptoloop-}
+	[[ "$lower" == /dev/loop* ]]
+	head -c 4M /dev/urandom > "$TESTDIR/plain"
+	dd if="$TESTDIR/plain" of="$dev" bs=1M oflag=direct status=none
+	# its mapping is named as a direct one on that block device would be
+	# (cryptoloop-loopN), but no record of a mapping straight on it says
+	# so: a second read-write mapping with another key is refused
+	printf 'another passphrase of twenty chars\n' > "$TESTDIR/other"
+	run "$LOSETUP" -f --show --engine dm -e aes -p 3 "$lower" 3< "$TESTDIR/other"
+	[ "$status" -eq 1 ]
+	[ "$output" = "losetup: $lower: failed to set up loop device: Device or resource busy" ]
+	[ "$(dmsetup ls | grep -c '^cryptoloop-')" -eq 1 ]
+	! ls "$STATE_DIR" | grep -q "^dm\.cryptoloop-" || false
+	cmp -n $((4 << 20)) <(device_bytes "$dev") "$TESTDIR/plain"
+	detach "$dev"
+	dm_clean
+}
+
+# bats test_tags=core
 @test "-c on a mapping straight on a device-mapper device (an LV's case), multi-key" {
 	blockdevs
 	dmsetup create clgrow --table "0 8192 linear $P2 0"

@@ -8,7 +8,10 @@
 # a block device; cryptoloop-reencrypt --new --luks2 results, with and
 # without --header, through losetup and an fstab line; a wrong passphrase
 # refused with our message; detach leaves no mapping, loop device or
-# record. Run by tests/vm/luks-open (through tests/vm/guest-dm).
+# record; a LUKS2 volume key in no table (dmsetup table --showkeys), so
+# -c unlocks the volume again; -c refused in the middle of a cryptsetup
+# reencryption, the data as cryptsetup reads it. Run by tests/vm/luks-open
+# (through tests/vm/guest-dm).
 
 load ../e2e/helpers
 
@@ -156,7 +159,15 @@ luks_format() {
 	dev=$(attach -e luks --header "$TESTDIR/hdr" -p 3 "$img")
 	[ "$(blockdev --getsize64 "$dev")" -eq $((11 << 20)) ]
 	truncate -s 16M "$img"
-	"$LOSETUP" -c "$dev"
+	# the header is not in the image: -c needs it again, as the key
+	run "$LOSETUP" -c "$dev" -p 3 3< "$TESTDIR/pass"
+	[ "$status" -eq 1 ]
+	[ "$output" = "losetup: $dev: its LUKS header is not on the device under it (a detached header is given with --header)" ]
+	run "$LOSETUP" -c "$dev" --header "$img" -p 3 3< "$TESTDIR/pass"
+	[ "$status" -eq 1 ]
+	[ "$output" = "losetup: $img: not the LUKS header of $dev" ]
+	[ "$(blockdev --getsize64 "$dev")" -eq $((11 << 20)) ]
+	"$LOSETUP" -c "$dev" --header "$TESTDIR/hdr" -p 3 3< "$TESTDIR/pass"
 	[ "$(blockdev --getsize64 "$dev")" -eq $((15 << 20)) ]
 	# the grown end, written through ours, is where cryptsetup reads it
 	head -c 1M /dev/urandom > "$TESTDIR/end"
@@ -218,5 +229,163 @@ luks_format() {
 	LIBMOUNT_FSTAB="$TESTDIR/fstab" mount "$TESTDIR/mnt2" 3< "$TESTDIR/pnew"
 	[ "$(sha256sum < "$TESTDIR/mnt2/file")" = "$sum" ]
 	umount "$TESTDIR/mnt2"
+	dm_clean
+}
+
+# the volume key of the LUKS volume $1, in hex, as cryptsetup dumps it
+volume_key_hex() {
+	cryptsetup luksDump -q --dump-volume-key --volume-key-file "$TESTDIR/vk" \
+		--key-file "$TESTDIR/key" "$1" >/dev/null
+	od -An -v -tx1 "$TESTDIR/vk" | tr -d ' \n'
+	rm -f "$TESTDIR/vk"
+}
+
+@test "a LUKS2 mapping's volume key is in no table (kernel keyring); -c unlocks the volume again" {
+	img=$(image 20M)
+	luks_format "$img"
+	vk=$(volume_key_hex "$img")
+	[ "${#vk}" -eq 128 ]
+	dev=$(attach -e luks -p 3 "$img")
+	size=$(blockdev --getsize64 "$dev")
+	# root's table dump shows a reference to a logon key, never the key
+	table=$(dmsetup table --showkeys "${dev#/dev/mapper/}")
+	[[ "$table" == *" aes-xts-plain64 :64:logon:cryptsetup:"* ]]
+	[[ "$table" != *"$vk"* ]]
+	[[ "$table" != *"${vk:0:32}"* ]]
+	# -c asks for the passphrase: nothing to read, nothing changes
+	truncate -s 24M "$img"
+	run "$LOSETUP" -c "$dev" < /dev/null
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"no passphrase: no terminal, no password agent, and nothing on standard input; give it with --pass-fd" ]]
+	[ "$(blockdev --getsize64 "$dev")" -eq "$size" ]
+	printf 'not the passphrase of this volume\n' > "$TESTDIR/wrong"
+	run "$LOSETUP" -c "$dev" -p 3 3< "$TESTDIR/wrong"
+	[ "$status" -eq 1 ]
+	[ "$output" = "losetup: $dev: no LUKS keyslot opens with this passphrase" ]
+	[ "$(blockdev --getsize64 "$dev")" -eq "$size" ]
+	"$LOSETUP" -c "$dev" -p 3 3< "$TESTDIR/pass"
+	[ "$(blockdev --getsize64 "$dev")" -eq $((size + (4 << 20))) ]
+	# the key file, as at attach; the table still holds no key
+	truncate -s 28M "$img"
+	"$LOSETUP" -c "$dev" --cleartext-keyfile "$TESTDIR/key"
+	[ "$(blockdev --getsize64 "$dev")" -eq $((size + (8 << 20))) ]
+	table=$(dmsetup table --showkeys "${dev#/dev/mapper/}")
+	[[ "$table" == *" aes-xts-plain64 :64:logon:cryptsetup:"* ]]
+	[[ "$table" != *"${vk:0:32}"* ]]
+	# the grown end, written through ours, is where cryptsetup reads it
+	head -c 1M /dev/urandom > "$TESTDIR/end"
+	dd if="$TESTDIR/end" of="$dev" bs=1M seek=$(( (size >> 20) + 7 )) oflag=direct status=none
+	detach "$dev"
+	dm_clean
+	cryptsetup open --readonly --key-file "$TESTDIR/key" "$img" clref
+	[ "$(blockdev --getsize64 /dev/mapper/clref)" -eq $((size + (8 << 20))) ]
+	cmp <(dd if=/dev/mapper/clref bs=1M skip=$(( (size >> 20) + 7 )) iflag=direct status=none) \
+		"$TESTDIR/end"
+	cryptsetup close clref
+
+	# LUKS1: libcryptsetup keeps the key in the table, as cryptsetup open
+	# does, and -c reloads it from there without asking
+	luks1=$(image 8M luks1)
+	cryptsetup luksFormat -q --type luks1 --pbkdf-force-iterations 1000 \
+		--key-file "$TESTDIR/key" "$luks1"
+	dev=$(attach -e luks1 -p 3 "$luks1")
+	dmsetup table --showkeys "${dev#/dev/mapper/}" | grep -q "$(volume_key_hex "$luks1")"
+	size=$(blockdev --getsize64 "$dev")
+	truncate -s 12M "$luks1"
+	"$LOSETUP" -c "$dev" < /dev/null
+	[ "$(blockdev --getsize64 "$dev")" -eq $((size + (4 << 20))) ]
+	detach "$dev"
+	dm_clean
+
+	# the key options with -c are for a LUKS mapping only
+	plain=$(image 4M plain)
+	dev=$(attach --engine dm -e aes -p 3 "$plain")
+	run "$LOSETUP" -c "$dev" -p 3 3< "$TESTDIR/pass"
+	[ "$status" -eq 1 ]
+	[ "$output" = "losetup: $dev: --pass-fd with -c is for a LUKS mapping of the dm engine, which this is not" ]
+	run "$LOSETUP" -c "$dev" -e aes
+	[ "$status" -eq 1 ]
+	[[ "$output" == "losetup: of the encryption options, -c takes only "* ]]
+	detach "$dev"
+	dm_clean
+}
+
+# reencrypt_interrupted IMAGE: start "cryptsetup reencrypt" on the LUKS2
+# volume IMAGE (offline, on a device-mapper delay device over a loop
+# device, so that it is slow enough to catch) and stop it with SIGINT once
+# part of the data is under the new key; cryptsetup then finishes the
+# hotzone it is in, records where it stopped and exits.
+reencrypt_interrupted() {
+	local img=$1 lo pid i
+	lo=$("$UL_LOSETUP" -f --show "$img")
+	track "$lo"
+	dmsetup create clslow --table "0 $(blockdev --getsz "$lo") delay $lo 0 20"
+	track_map clslow
+	dmsetup mknodes clslow	# no udev in the guest
+	cryptsetup reencrypt -q --key-file "$TESTDIR/key" --pbkdf pbkdf2 \
+		--pbkdf-force-iterations 1000 --hotzone-size 1M /dev/mapper/clslow &
+	pid=$!
+	# the first data segment gets a length once a hotzone is done
+	for i in $(seq 300); do
+		cryptsetup luksDump /dev/mapper/clslow 2>/dev/null | grep -q 'length: [0-9]' && break
+		sleep 0.1
+	done
+	kill -INT "$pid"
+	wait "$pid" || true
+	dmsetup remove clslow
+	"$UL_LOSETUP" -d "$lo"
+	cryptsetup luksDump "$img" | grep -q '^Requirements:.*online-reencrypt' ||
+		fail "the reencryption finished before it could be interrupted"
+}
+
+@test "losetup -c refuses a LUKS2 mapping in the middle of a reencryption; the data stays as cryptsetup reads it" {
+	modprobe dm_delay
+	img=$(image 40M)
+	luks_format "$img"
+	# 24 MiB of data past the 16 MiB header, written by cryptsetup
+	head -c 24M /dev/urandom > "$TESTDIR/plain"
+	cryptsetup open --key-file "$TESTDIR/key" "$img" clref
+	dd if="$TESTDIR/plain" of=/dev/mapper/clref bs=1M oflag=direct status=none
+	cryptsetup close clref
+	reencrypt_interrupted "$img"
+
+	# the moved part under the new key, the rest under the old: a table
+	# of two crypt targets, which one reloaded over the whole would break
+	dev=$(attach -e luks -p 3 "$img")
+	name=${dev#/dev/mapper/}
+	targets=$(dmsetup table "$name" | wc -l)
+	[ "$targets" -ge 2 ]
+	cmp <(device_bytes "$dev") "$TESTDIR/plain"
+	truncate -s 44M "$img"
+	run "$LOSETUP" -c "$dev" -p 3 3< "$TESTDIR/pass"
+	[ "$status" -eq 1 ]
+	[ "$output" = "losetup: $dev: not resized: a LUKS2 reencryption is in progress (the mapping's table has $targets targets); finish it first (cryptsetup reencrypt --resume-only)" ]
+	[ "$(dmsetup table "$name" | wc -l)" -eq "$targets" ]
+	cmp <(device_bytes "$dev") "$TESTDIR/plain"
+	detach "$dev"
+	dm_clean
+	# and cryptsetup's own mapping of the volume reads the same (it maps
+	# the grown image whole: its data segment is "whole device")
+	cryptsetup open --readonly --key-file "$TESTDIR/key" "$img" clref
+	cmp <(device_bytes /dev/mapper/clref | head -c 24M) "$TESTDIR/plain"
+	cryptsetup close clref
+}
+
+@test "losetup -c refuses a LUKS2 mapping whose header says a reencryption is in progress, with one target" {
+	# a reencryption that has not moved anything yet: one target, but
+	# the header says its segments are about to move
+	img=$(image 24M)
+	luks_format "$img"
+	cryptsetup reencrypt --init-only -q --key-file "$TESTDIR/key" --pbkdf pbkdf2 \
+		--pbkdf-force-iterations 1000 "$img"
+	dev=$(attach -e luks -p 3 "$img")
+	[ "$(dmsetup table "${dev#/dev/mapper/}" | wc -l)" -eq 1 ]
+	size=$(blockdev --getsize64 "$dev")
+	truncate -s 28M "$img"
+	run "$LOSETUP" -c "$dev" -p 3 3< "$TESTDIR/pass"
+	[ "$status" -eq 1 ]
+	[ "$output" = "losetup: $dev: not resized: its LUKS2 header says a reencryption is in progress; finish it first (cryptsetup reencrypt --resume-only)" ]
+	[ "$(blockdev --getsize64 "$dev")" -eq "$size" ]
+	detach "$dev"
 	dm_clean
 }
