@@ -127,11 +127,21 @@ check_sector() {
 }
 
 @test "a resume of an in-image --luks2 run with --header is refused naming the journal" {
+	local at
 	[ -f "$IOFAULT" ] || skip "iofault shim not built"
-	run env IOFAULT_PATHS="$IMG" IOFAULT_CRASH_AT=12 LD_PRELOAD="$IOFAULT" \
+	# halfway through a whole run's writes and syncs: past the journal's
+	# creation, whatever the header staging costs
+	cp "$IMG" "$TESTDIR/count-run"
+	run env IOFAULT_PATHS="$TESTDIR/count-run" IOFAULT_COUNT="$TESTDIR/count" LD_PRELOAD="$IOFAULT" \
+		"$REENC" -e aes -p 3 "$TESTDIR/count-run" --new --luks2 --iter-time 10 -p 4 \
+		3<"$TESTDIR/p_old" 4<"$TESTDIR/p_new"
+	[ "$status" -eq 0 ]
+	at=$(( $(cat "$TESTDIR/count") / 2 ))
+	run env IOFAULT_PATHS="$IMG" IOFAULT_CRASH_AT="$at" LD_PRELOAD="$IOFAULT" \
 		"$REENC" -e aes -p 3 "$IMG" --new --luks2 --iter-time 10 -p 4 \
 		3<"$TESTDIR/p_old" 4<"$TESTDIR/p_new"
 	[ "$status" -eq 137 ]
+	[ -e "$IMG.reencrypt" ]
 	cp "$IMG" "$TESTDIR/half"
 	run "$REENC" -e aes -p 3 "$IMG" --new --luks2 --header "$TESTDIR/hdr" -p 4 \
 		3<"$TESTDIR/p_old" 4<"$TESTDIR/p_new"
