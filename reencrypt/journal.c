@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,6 +138,7 @@ int journal_create(struct journal *j, const char *path)
 	if (snprintf(tmp, sizeof(tmp), "%s.new", path) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
 	set_format(j, JOURNAL_VERSION);
+	j->version = JOURNAL_VERSION;
 	rc = alloc_buffers(j);
 	if (rc)
 		return rc;
@@ -191,6 +193,8 @@ int journal_create(struct journal *j, const char *path)
 	j->seq = 0;
 	j->done = 0;
 	j->inflight = 0;
+	j->nsect = 0;
+	j->cur_slot = -1;
 	return 0;
 
 fail_close:
@@ -221,10 +225,12 @@ static int load_slot(struct journal *j, int idx, uint64_t *seq)
 	return 1;
 }
 
-static void use_slot(struct journal *j)
+static void use_slot(struct journal *j, int idx)
 {
 	uint32_t nsect = get32(j->slot + 28), i;
 
+	j->cur_slot = idx;
+	j->nsect = nsect;
 	j->seq = get64(j->slot + 8);
 	j->done = get64(j->slot + 16);
 	j->inflight = get32(j->slot + 24);
@@ -246,6 +252,7 @@ static int read_header(int fd, struct journal *j)
 		return -EBADMSG;
 	used = version == 1 ? HEADER_USED_V1 : version == 2 ? HEADER_USED_V2 : HEADER_USED;
 	set_format(j, version);
+	j->version = version;
 	gcry_md_hash_buffer(GCRY_MD_SHA256, sha, hdr, used);
 	if (memcmp(sha, hdr + used, SHA_LEN))
 		return -EBADMSG;
@@ -260,12 +267,11 @@ static int read_header(int fd, struct journal *j)
 	j->luks2 = JOURNAL_LUKS2_UNKNOWN;
 	memset(j->header_path, 0, sizeof(j->header_path));
 	if (version >= 3) {
-		j->luks2 = (enum journal_luks2)get32(hdr + HEADER_USED_V2);
+		/* an int on disk: out of range, it is refused by journal_validate() */
+		j->luks2 = (enum journal_luks2)(int32_t)get32(hdr + HEADER_USED_V2);
 		memcpy(j->header_fp, hdr + HEADER_USED_V2 + 8, JOURNAL_FP_LEN);
 		memcpy(j->header_path, hdr + HEADER_USED_V2 + 8 + JOURNAL_FP_LEN,
 		       JOURNAL_HDR_PATH_LEN - 1);
-		if (j->luks2 < JOURNAL_LUKS2_NONE || j->luks2 > JOURNAL_LUKS2_DETACHED)
-			return -EBADMSG;
 	}
 	return 0;
 }
@@ -281,46 +287,135 @@ int journal_peek(struct journal *j, const char *path)
 	return rc;
 }
 
-int journal_open(struct journal *j, const char *path)
+static int refuse(char *why, size_t whysz, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, whysz, fmt, ap);
+	va_end(ap);
+	return -ERANGE;
+}
+
+#define ULL(x) ((unsigned long long)(x))
+
+/* what the header's checksum covers is the writer's word for; what it
+ * says must still be what this tool writes before it steers any I/O */
+static int validate_header(const struct journal *j, uint64_t image_size, char *why,
+			   size_t whysz)
+{
+	uint64_t shift;
+
+	if (j->kdf_iter != JOURNAL_KDF_ITER)
+		return refuse(why, whysz, "kdf_iter is %u, not the %u this tool writes",
+			      j->kdf_iter, JOURNAL_KDF_ITER);
+	if (!j->chunk || j->chunk % LOOP_SECTOR_SIZE || j->chunk > JOURNAL_CHUNK_MAX)
+		return refuse(why, whysz, "chunk is %u bytes, not a multiple of %u from %u to %u",
+			      j->chunk, LOOP_SECTOR_SIZE, LOOP_SECTOR_SIZE, JOURNAL_CHUNK_MAX);
+	/* recorded since version 3, and then known */
+	if (j->version >= 3 ? j->luks2 < JOURNAL_LUKS2_NONE || j->luks2 > JOURNAL_LUKS2_DETACHED :
+	    j->luks2 != JOURNAL_LUKS2_UNKNOWN)
+		return refuse(why, whysz, "luks2 is %d, not a kind of LUKS2 header", (int)j->luks2);
+	if (j->data_off % LOOP_SECTOR_SIZE)
+		return refuse(why, whysz, "data_off %llu is not a multiple of %u",
+			      ULL(j->data_off), LOOP_SECTOR_SIZE);
+	if (!j->data_len || j->data_len % LOOP_SECTOR_SIZE)
+		return refuse(why, whysz, "data_len %llu is not a positive multiple of %u",
+			      ULL(j->data_len), LOOP_SECTOR_SIZE);
+	if (j->data_len > image_size || j->data_off > image_size - j->data_len)
+		return refuse(why, whysz, "data_off %llu + data_len %llu runs past the end of "
+			      "the image (%llu bytes)", ULL(j->data_off), ULL(j->data_len),
+			      ULL(image_size));
+	if (j->new_off % LOOP_SECTOR_SIZE || j->new_off < j->data_off ||
+	    j->new_off > UINT64_MAX - j->data_len)
+		return refuse(why, whysz, "new_off %llu is not where data at data_off %llu can "
+			      "move to", ULL(j->new_off), ULL(j->data_off));
+	shift = j->new_off - j->data_off;
+	if (shift && j->luks2 != JOURNAL_LUKS2_IN_IMAGE && j->luks2 != JOURNAL_LUKS2_UNKNOWN)
+		return refuse(why, whysz, "new_off %llu moves the data, but luks2 (%d) puts no "
+			      "LUKS2 header into the image", ULL(j->new_off), (int)j->luks2);
+	/* the data moves last chunk first: a longer chunk overwrites its own
+	 * old data before it is read */
+	if (shift && j->chunk > shift)
+		return refuse(why, whysz, "chunk %u is more than the %llu bytes the data moves by",
+			      j->chunk, ULL(shift));
+	return 0;
+}
+
+int journal_validate(const struct journal *j, uint64_t image_size, char *why, size_t whysz)
+{
+	uint64_t most;
+	int rc = validate_header(j, image_size, why, whysz);
+
+	if (rc || j->cur_slot < 0)
+		return rc;
+	/* journal_commit() writes seq to slot seq % 2, the one it is not in */
+	if (j->seq % 2 != (uint64_t)j->cur_slot || j->seq == UINT64_MAX)
+		return refuse(why, whysz, "seq %llu is in slot %d, where this tool never writes it",
+			      ULL(j->seq), j->cur_slot);
+	if (j->done % LOOP_SECTOR_SIZE || j->done > j->data_len)
+		return refuse(why, whysz, "done %llu is not a multiple of %u up to data_len %llu",
+			      ULL(j->done), LOOP_SECTOR_SIZE, ULL(j->data_len));
+	/* redone whole when the data moves: one chunk in flight, in one buffer */
+	most = j->new_off != j->data_off ? j->chunk : (uint64_t)j->window * j->chunk;
+	if (j->inflight % LOOP_SECTOR_SIZE || j->inflight > most)
+		return refuse(why, whysz, "inflight is %u bytes, not a multiple of %u up to the "
+			      "%llu this conversion has in flight", j->inflight, LOOP_SECTOR_SIZE,
+			      ULL(most));
+	if (j->inflight > j->data_len - j->done)
+		return refuse(why, whysz, "done %llu + inflight %u runs past data_len %llu",
+			      ULL(j->done), j->inflight, ULL(j->data_len));
+	/* the fingerprints a resume compares the sectors in flight with */
+	if (j->nsect != j->inflight / LOOP_SECTOR_SIZE)
+		return refuse(why, whysz, "nsect is %u, not the %u sectors in flight",
+			      j->nsect, j->inflight / LOOP_SECTOR_SIZE);
+	return 0;
+}
+
+int journal_read(struct journal *j, uint64_t image_size, char *why, size_t whysz)
 {
 	uint64_t seq0 = 0, seq1 = 0;
 	int v0, v1, rc;
+
+	rc = read_header(j->fd, j);
+	if (rc)
+		return rc;
+	j->cur_slot = -1;
+	j->seq = 0;
+	j->done = 0;
+	j->inflight = 0;
+	j->nsect = 0;
+	/* a chunk out of range would size the slot buffers: refused first */
+	rc = validate_header(j, image_size, why, whysz);
+	if (rc)
+		return rc;
+	rc = alloc_buffers(j);
+	if (rc)
+		return rc;
+	v1 = load_slot(j, 1, &seq1);
+	v0 = load_slot(j, 0, &seq0);
+	if (v0 && (!v1 || seq0 > seq1)) {
+		use_slot(j, 0);
+	} else if (v1) {
+		load_slot(j, 1, &seq1);
+		use_slot(j, 1);
+	}
+	return journal_validate(j, image_size, why, whysz);
+}
+
+int journal_open(struct journal *j, const char *path, uint64_t image_size,
+		 char *why, size_t whysz)
+{
+	int rc;
 
 	j->fd = open(path, O_RDWR | O_CLOEXEC);
 	if (j->fd < 0)
 		return -errno;
 	rc = lock_journal(j->fd);
+	if (!rc)
+		rc = journal_read(j, image_size, why, whysz);
 	if (rc)
-		goto fail;
-	rc = read_header(j->fd, j);
-	if (rc)
-		goto fail;
-	rc = -EBADMSG;
-	if (!j->chunk || j->chunk % LOOP_SECTOR_SIZE || j->chunk > (64u << 20))
-		goto fail;
-	rc = alloc_buffers(j);
-	if (rc)
-		goto fail;
-
-	v1 = load_slot(j, 1, &seq1);
-	v0 = load_slot(j, 0, &seq0);
-	j->seq = 0;
-	j->done = 0;
-	j->inflight = 0;
-	if (v0 && (!v1 || seq0 > seq1)) {
-		use_slot(j);
-	} else if (v1) {
-		load_slot(j, 1, &seq1);
-		use_slot(j);
-	}
-	rc = -EBADMSG;
-	if (j->done > j->data_len || j->inflight > (uint64_t)j->window * j->chunk ||
-	    j->done + j->inflight > j->data_len)
-		goto fail;
-	return 0;
-fail:
-	close(j->fd);
-	j->fd = -1;
+		journal_close(j);
 	return rc;
 }
 
@@ -351,6 +446,8 @@ int journal_commit(struct journal *j, uint64_t done, uint32_t inflight,
 	j->seq = seq;
 	j->done = done;
 	j->inflight = inflight;
+	j->nsect = nsect;
+	j->cur_slot = (int)(seq % 2);
 	if (fp != j->fp)
 		memcpy(j->fp, fp, (size_t)nfp * sizeof(uint64_t));
 	return 0;
