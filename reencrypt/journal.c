@@ -206,18 +206,20 @@ fail_close:
 /* 1 when slot @idx is valid (and then loaded into @j), 0 when not. */
 static int load_slot(struct journal *j, int idx, uint64_t *seq)
 {
+	uint64_t off = JOURNAL_HEADER_SIZE + (uint64_t)idx * j->slot_size;
 	uint32_t nsect, used;
 	uint8_t sha[SHA_LEN];
 
-	if (pread_all(j->fd, j->slot, j->slot_size,
-		      JOURNAL_HEADER_SIZE + (off_t)idx * j->slot_size))
-		return 0;
-	if (memcmp(j->slot, SLOT_MAGIC, 8))
+	/* what journal_commit() writes, no more: the rest of the slot is not
+	 * the slot's */
+	if (pread_all(j->fd, j->slot, SLOT_FIXED, off) || memcmp(j->slot, SLOT_MAGIC, 8))
 		return 0;
 	nsect = get32(j->slot + 28);
 	if (nsect > slot_sectors(j))
 		return 0;
 	used = SLOT_FIXED + 8 * j->fp_per_sector * nsect;
+	if (pread_all(j->fd, j->slot + SLOT_FIXED, used + SHA_LEN - SLOT_FIXED, off + SLOT_FIXED))
+		return 0;
 	gcry_md_hash_buffer(GCRY_MD_SHA256, sha, j->slot, used);
 	if (memcmp(sha, j->slot + used, SHA_LEN))
 		return 0;
@@ -427,6 +429,9 @@ int journal_commit(struct journal *j, uint64_t done, uint32_t inflight,
 	uint64_t seq = j->seq + 1;
 	int rc;
 
+	/* journal_validate() refuses it: the one after wraps around */
+	if (seq == UINT64_MAX)
+		return -EOVERFLOW;
 	memset(j->slot, 0, j->slot_size);
 	memcpy(j->slot, SLOT_MAGIC, 8);
 	put64(j->slot + 8, seq);
