@@ -17,7 +17,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/file.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <gcrypt.h>
 
@@ -75,20 +74,14 @@ int journal_key_check(const struct loop_key *key, const uint8_t *salt,
 	uint8_t *buf;
 
 	/* the keys side by side, in locked memory, wiped after */
-	buf = malloc(len);
+	buf = secbuf_alloc(len, SECBUF_LOCK);
 	if (!buf)
-		return -ENOMEM;
-	if (mlock(buf, len) < 0) {
-		free(buf);
 		return -errno;
-	}
 	for (i = 0; i < n; i++)
 		memcpy(buf + (size_t)i * sz, loop_key_data(key, i), sz);
 	ge = gcry_kdf_derive(buf, len, GCRY_KDF_PBKDF2, GCRY_MD_SHA512, salt,
 			     JOURNAL_SALT_LEN, iter, JOURNAL_CHECK_LEN, out);
-	explicit_bzero(buf, len);
-	munlock(buf, len);
-	free(buf);
+	secbuf_free(buf, len);
 	return ge ? -EINVAL : 0;
 }
 
@@ -126,6 +119,45 @@ static int lock_journal(int fd)
 	return 0;
 }
 
+/*
+ * Whether @tmp is what a start killed before its rename left: a regular
+ * file of ours, with no other name, that holds zeros (its space
+ * allocated) or begins with a journal header. Anything else there (a
+ * symbolic link planted in a directory others can write to, a file of
+ * another user) stays, and the journal is not made.
+ */
+static bool own_leftover(const char *tmp)
+{
+	uint8_t head[8], zero[8] = { 0 };
+	struct stat st;
+	bool ours;
+	int fd = open(tmp, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	ours = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+	       st.st_nlink == 1 && pread_all(fd, head, sizeof(head), 0) == 0 &&
+	       (!memcmp(head, HEADER_MAGIC, 8) || !memcmp(head, zero, 8));
+	close(fd);
+	return ours;
+}
+
+/* PATH.new, created here and now: 0600, never through a symbolic link */
+static int create_tmp(const char *tmp)
+{
+	int flags = O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+	int fd = open(tmp, flags, 0600);
+
+	if (fd >= 0 || errno != EEXIST)
+		return fd < 0 ? -errno : fd;
+	/* unlink() takes the name away, whatever it is, and never follows it;
+	 * should another name appear meanwhile, O_EXCL refuses it */
+	if (!own_leftover(tmp) || unlink(tmp) < 0)
+		return -EEXIST;
+	fd = open(tmp, flags, 0600);
+	return fd < 0 ? -errno : fd;
+}
+
 int journal_create(struct journal *j, const char *path)
 {
 	uint8_t hdr[JOURNAL_HEADER_SIZE] = { 0 };
@@ -133,8 +165,6 @@ int journal_create(struct journal *j, const char *path)
 	int fd, rc;
 
 	j->fd = -1;
-	if (access(path, F_OK) == 0)
-		return -EEXIST;
 	if (snprintf(tmp, sizeof(tmp), "%s.new", path) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
 	set_format(j, JOURNAL_VERSION);
@@ -142,9 +172,9 @@ int journal_create(struct journal *j, const char *path)
 	rc = alloc_buffers(j);
 	if (rc)
 		return rc;
-	fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	fd = create_tmp(tmp);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	rc = lock_journal(fd);
 	if (rc)
 		goto fail_close;
@@ -180,8 +210,9 @@ int journal_create(struct journal *j, const char *path)
 		rc = -errno;
 	if (rc)
 		goto fail_close;
-	if (rename(tmp, path) < 0) {
-		rc = -errno;
+	/* never over a journal another run made meanwhile */
+	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) < 0) {
+		rc = errno == EEXIST ? -EBUSY : -errno;
 		goto fail_close;
 	}
 	rc = sync_path(path, true);

@@ -108,7 +108,11 @@ int journal_key_check(const struct loop_key *key, const uint8_t *salt,
  * Create the journal at @path atomically (written to PATH.new, synced,
  * renamed, directory synced), its space allocated up front so that a full
  * disk is found before the image is touched. @j's header fields are
- * filled by the caller. Returns 0, -EEXIST, -ENOSPC or -errno.
+ * filled by the caller. PATH.new is made anew, never opened through a
+ * symbolic link nor reused; only what a start of this tool killed before
+ * the rename left there is removed first. Returns 0, -EEXIST (PATH.new
+ * is in the way: a symbolic link, or a file that is not such a
+ * leftover), -EBUSY (PATH appeared meanwhile), -ENOSPC or -errno.
  */
 int journal_create(struct journal *j, const char *path);
 

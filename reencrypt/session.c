@@ -207,6 +207,13 @@ static enum session_state start(struct job *job, struct journal *j)
 	if (rc == -ENOSPC)
 		errx(EXIT_FAILURE, "%s: no space for the journal; the image was not touched",
 		     job->journal_path);
+	if (rc == -EEXIST)
+		errx(EXIT_FAILURE, "%s.new: in the way of the journal (a symbolic link, or a "
+		     "file this tool did not leave); it was left as it is, and the image was "
+		     "not touched", job->journal_path);
+	if (rc == -EBUSY)
+		errx(EXIT_FAILURE, "%s: another run created this journal meanwhile; the image "
+		     "was not touched by this one", job->journal_path);
 	if (rc) {
 		errno = -rc;
 		err(EXIT_FAILURE, "%s: cannot create the journal", job->journal_path);
