@@ -298,6 +298,19 @@ void loop_key_free(struct loop_key *key);
 struct loop_crypt;
 
 /*
+ * loop_crypt_init - set libgcrypt up for libloop, with secure memory for
+ * the key schedules of its cipher handles.
+ *
+ * libloop does this itself on first use, unless the application has
+ * initialised libgcrypt already: its handles then stay in ordinary
+ * memory, since libloop cannot tell whether secure memory is there.  An
+ * application that uses libgcrypt too and wants them secure calls this
+ * before its own first libgcrypt call.
+ * Returns 0, -ENOTSUP (no libgcrypt, or one older than 1.8.0).
+ */
+int loop_crypt_init(void);
+
+/*
  * loop_crypt_new - prepare to encrypt/decrypt sectors.
  * @iv_offset: added to every sector number before it becomes an IV (and
  *   before it picks a multi-key key).  Use loop_crypt_iv_offset() to get

@@ -38,7 +38,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/mman.h>
 
 #include "journal.h"
 #include "luks2.h"
@@ -513,36 +512,25 @@ static int bufs_alloc(struct bufs *b, size_t chunk, uint32_t fp_per_sector, uint
 	memset(b, 0, sizeof(*b));
 	b->size = chunk;
 	b->fp_per_sector = fp_per_sector;
-	b->cipher = aligned_alloc(4096, chunk);
+	b->cipher = secbuf_alloc(chunk, SECBUF_UNLOCKED);
 	/* the chunk being written and synced while the next is encrypted */
-	b->spare = aligned_alloc(4096, chunk);
-	b->plain = aligned_alloc(4096, chunk);
-	b->check = verify ? aligned_alloc(4096, chunk) : NULL;
+	b->spare = secbuf_alloc(chunk, SECBUF_UNLOCKED);
+	/* the plaintext is what the encryption protects: kept off swap */
+	b->plain = secbuf_alloc(chunk, SECBUF_TRY_LOCK);
+	b->check = verify ? secbuf_alloc(chunk, SECBUF_TRY_LOCK) : NULL;
 	b->fp = calloc((size_t)fp_per_sector * window * (chunk / LOOP_SECTOR_SIZE),
 		       sizeof(uint64_t));
 	if (!b->cipher || !b->spare || !b->plain || (verify && !b->check) || !b->fp)
 		return -ENOMEM;
-	/* the plaintext is what the encryption protects: keep it off swap */
-	mlock(b->plain, chunk);
-	if (b->check)
-		mlock(b->check, chunk);
 	return 0;
 }
 
 static void bufs_free(struct bufs *b)
 {
-	if (b->plain) {
-		explicit_bzero(b->plain, b->size);
-		munlock(b->plain, b->size);
-	}
-	if (b->check) {
-		explicit_bzero(b->check, b->size);
-		munlock(b->check, b->size);
-	}
-	free(b->cipher);
-	free(b->spare);
-	free(b->plain);
-	free(b->check);
+	secbuf_free(b->cipher, b->size);
+	secbuf_free(b->spare, b->size);
+	secbuf_free(b->plain, b->size);
+	secbuf_free(b->check, b->size);
 	free(b->fp);
 }
 

@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/wait.h>
 
@@ -150,13 +149,9 @@ int genkey_write(const char *path, const char *gpghome, const struct loop_pass *
 		return -EINVAL;
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
-	text = mmap(NULL, textlen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (text == MAP_FAILED)
-		return -ENOMEM;
-	if (mlock(text, textlen) < 0) {
-		rc = -errno;
-		goto out_unmap;
-	}
+	text = secbuf_alloc(textlen, SECBUF_LOCK);
+	if (!text)
+		return -errno;
 	for (i = 0; i < KEY_LINES; i++) {
 		if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw)) {
 			rc = -EIO;
@@ -178,9 +173,6 @@ int genkey_write(const char *path, const char *gpghome, const struct loop_pass *
 	if (rc)
 		unlink(tmp);
 out:
-	explicit_bzero(text, textlen);
-	munlock(text, textlen);
-out_unmap:
-	munmap(text, textlen);
+	secbuf_free(text, textlen);
 	return rc;
 }

@@ -47,9 +47,22 @@ enum journal_luks2 {
 #define JOURNAL_FP_LEN 32
 #define JOURNAL_HDR_PATH_LEN 1024
 
+/*
+ * PBKDF2-SHA512 rounds of the key check. The image itself lets anyone
+ * test a guessed key with one decryption of a sector whose plaintext is
+ * predictable; the check must cost more than that per guess, and it is
+ * paid twice on every start. A journal with any other count is refused:
+ * its count would decide how long a start hashes before it can say
+ * anything.
+ */
+#define JOURNAL_KDF_ITER 20000
+/* the largest chunk (sizes.c): it bounds the buffers a journal sizes */
+#define JOURNAL_CHUNK_MAX (64u << 20)
+
 struct journal {
 	int fd;
 	/* header */
+	uint32_t version;
 	uint64_t data_off;
 	uint64_t data_len;
 	uint64_t new_off;	/* where the new data goes; data_off: in place */
@@ -73,6 +86,8 @@ struct journal {
 	 */
 	uint64_t done;
 	uint32_t inflight;	/* bytes next to those being written, 0: none */
+	uint32_t nsect;		/* sectors the slot has fingerprints for */
+	int cur_slot;		/* the slot the state came from, -1: none */
 	/*
 	 * fingerprints per sector of the chunk: 1 (version 4: the old
 	 * ciphertext's) or 2 (versions 1-3: the old and the new one's)
@@ -93,15 +108,37 @@ int journal_key_check(const struct loop_key *key, const uint8_t *salt,
  * Create the journal at @path atomically (written to PATH.new, synced,
  * renamed, directory synced), its space allocated up front so that a full
  * disk is found before the image is touched. @j's header fields are
- * filled by the caller. Returns 0, -EEXIST, -ENOSPC or -errno.
+ * filled by the caller. PATH.new is made anew, never opened through a
+ * symbolic link nor reused; only what a start of this tool killed before
+ * the rename left there is removed first. Returns 0, -EEXIST (PATH.new
+ * is in the way: a symbolic link, or a file that is not such a
+ * leftover), -EBUSY (PATH appeared meanwhile), -ENOSPC or -errno.
  */
 int journal_create(struct journal *j, const char *path);
 
 /*
- * Open and read an existing journal. Returns 0, -ENOENT (none), -EBADMSG
- * (damaged or not a journal), -ENOLCK (another run holds it) or -errno.
+ * Open, lock and read an existing journal for an image of @image_size
+ * bytes. Returns 0, -ENOENT (none), -EBADMSG (damaged or not a journal),
+ * -ERANGE (a field no run of this tool writes, or one that does not fit
+ * the image: @why names it), -ENOLCK (another run holds it) or -errno.
+ * After an error, @j needs no journal_close().
  */
-int journal_open(struct journal *j, const char *path);
+int journal_open(struct journal *j, const char *path, uint64_t image_size,
+		 char *why, size_t whysz);
+
+/*
+ * journal_open() of the journal already open on j->fd (no lock taken);
+ * @j zeroed but for fd. Needs journal_close() after, also on an error.
+ */
+int journal_read(struct journal *j, uint64_t image_size, char *why, size_t whysz);
+
+/*
+ * Whether every field of the journal read into @j is one this tool
+ * writes and fits an image of @image_size bytes, the chunk geometry and
+ * the buffers sized by it, before the journal steers any I/O. 0, or
+ * -ERANGE with @why naming the first bad field.
+ */
+int journal_validate(const struct journal *j, uint64_t image_size, char *why, size_t whysz);
 
 /*
  * Read only the header of the journal at @path into @j (no lock, no

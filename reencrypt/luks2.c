@@ -17,12 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/mman.h>
 #include <sys/random.h>
 #include <gcrypt.h>
 #include <libcryptsetup.h>
 
 #include "luks2.h"
+#include "reencrypt.h"
 
 #define VK_MAX 64
 
@@ -134,8 +134,8 @@ struct luks2_target *luks2_open(const char *header, const char *image,
 		errx(EXIT_FAILURE, "cannot allocate memory");
 	t->xts = xts;
 	t->vk_len = len;
-	t->vk = mmap(NULL, VK_MAX, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (t->vk == MAP_FAILED || mlock(t->vk, VK_MAX) < 0)
+	t->vk = secbuf_alloc(VK_MAX, SECBUF_LOCK);
+	if (!t->vk)
 		errx(EXIT_FAILURE, "cannot lock memory for the volume key");
 
 	if (!resuming) {
@@ -273,10 +273,6 @@ void luks2_close(struct luks2_target *t)
 		gcry_cipher_close(t->hd);
 	if (t->cd)
 		crypt_free(t->cd);
-	if (t->vk && t->vk != MAP_FAILED) {
-		explicit_bzero(t->vk, VK_MAX);
-		munlock(t->vk, VK_MAX);
-		munmap(t->vk, VK_MAX);
-	}
+	secbuf_free(t->vk, VK_MAX);
 	free(t);
 }

@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <gcrypt.h>
 
 #include "journal.h"
 #include "keyopts.h"
@@ -282,18 +282,6 @@ static void parse_cmdline(int argc, char **argv, struct cmdline *cl)
 	parse_half(split, argv, cl, &cl->job.old, false);
 	/* argv[split] ("--new") stands in for argv[0] */
 	parse_half(argc - split, argv + split, cl, &cl->job.new, true);
-}
-
-static void gcrypt_init(void)
-{
-	if (gcry_control(GCRYCTL_INITIALIZATION_FINISHED_P))
-		return;
-	if (!gcry_check_version("1.8.0"))
-		errx(EXIT_FAILURE, "libgcrypt is too old");
-	gcry_control(GCRYCTL_DISABLE_SECMEM_WARN, 0);
-	gcry_control(GCRYCTL_INIT_SECMEM, 65536, 0);
-	gcry_control(GCRYCTL_AUTO_EXPAND_SECMEM, 1 << 20, 0);
-	gcry_control(GCRYCTL_INITIALIZATION_FINISHED, 0);
 }
 
 /*
@@ -572,12 +560,19 @@ int main(int argc, char **argv)
 	struct sigaction sa;
 	int rc;
 
+	/* no core dump, no ptrace by the same user, /proc/PID/mem root's only:
+	 * the process holds both formats' keys and plaintext */
+	if (prctl(PR_SET_DUMPABLE, 0) < 0)
+		err(EXIT_FAILURE, "cannot make the process undumpable");
+	/* libloop's cipher handles in libgcrypt's secure memory: set up by
+	 * libloop before this program's first libgcrypt call */
+	if (loop_crypt_init())
+		errx(EXIT_FAILURE, "libgcrypt is missing or older than 1.8.0");
 	memset(&cl, 0, sizeof(cl));
 	loop_attach_opts_init(&cl.job.old.k);
 	loop_attach_opts_init(&cl.job.new.k);
 	cl.job.img_fd = -1;
 	cl.job.img_dfd = -1;
-	gcrypt_init();
 	parse_cmdline(argc, argv, &cl);
 	check_luks2_options(&cl);
 	open_image(&cl);

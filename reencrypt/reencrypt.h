@@ -117,6 +117,17 @@ int image_open_direct(const char *path, int fd);
  * 0 or -errno */
 int image_pwrite(int fd, int dfd, const void *buf, size_t len, uint64_t off);
 
+/* secbuf.c: a page-aligned buffer for a chunk of the image or a key, left
+ * out of core dumps, locked in memory as @lock says; NULL with errno */
+enum secbuf_lock {
+	SECBUF_UNLOCKED,	/* ciphertext */
+	SECBUF_TRY_LOCK,	/* plaintext: locked if RLIMIT_MEMLOCK allows */
+	SECBUF_LOCK,		/* keys: locked, or no buffer */
+};
+void *secbuf_alloc(size_t len, enum secbuf_lock lock);
+/* wipe, unlock and unmap a secbuf_alloc() buffer (NULL: nothing) */
+void secbuf_free(void *p, size_t len);
+
 /* progress.c */
 void progress_start(enum progress_mode mode, uint64_t total, uint64_t done);
 void progress_update(uint64_t done);

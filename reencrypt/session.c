@@ -21,14 +21,6 @@
 #include "reencrypt.h"
 #include "session.h"
 
-/*
- * PBKDF2-SHA512 rounds of the key check. The image itself lets anyone
- * test a guessed key with one decryption of a sector whose plaintext is
- * predictable; the check must cost more than that per guess, and it is
- * paid twice on every start.
- */
-#define KEY_CHECK_ROUNDS 20000
-
 static void side_record(struct journal_side *js, const struct side *s)
 {
 	memset(js, 0, sizeof(*js));
@@ -198,7 +190,7 @@ static enum session_state start(struct job *job, struct journal *j)
 	j->data_len = job->data_len;
 	j->new_off = job->new_off;
 	j->chunk = job->chunk;
-	j->kdf_iter = KEY_CHECK_ROUNDS;
+	j->kdf_iter = JOURNAL_KDF_ITER;
 	if (getrandom(j->salt, sizeof(j->salt), 0) != (ssize_t)sizeof(j->salt))
 		err(EXIT_FAILURE, "cannot get random bytes for the journal's salt");
 	side_record(&j->old, &job->old);
@@ -215,6 +207,13 @@ static enum session_state start(struct job *job, struct journal *j)
 	if (rc == -ENOSPC)
 		errx(EXIT_FAILURE, "%s: no space for the journal; the image was not touched",
 		     job->journal_path);
+	if (rc == -EEXIST)
+		errx(EXIT_FAILURE, "%s.new: in the way of the journal (a symbolic link, or a "
+		     "file this tool did not leave); it was left as it is, and the image was "
+		     "not touched", job->journal_path);
+	if (rc == -EBUSY)
+		errx(EXIT_FAILURE, "%s: another run created this journal meanwhile; the image "
+		     "was not touched by this one", job->journal_path);
 	if (rc) {
 		errno = -rc;
 		err(EXIT_FAILURE, "%s: cannot create the journal", job->journal_path);
@@ -224,10 +223,11 @@ static enum session_state start(struct job *job, struct journal *j)
 
 enum session_state session_open(struct job *job, struct journal *j)
 {
+	char why[256];
 	int rc;
 
 	memset(j, 0, sizeof(*j));
-	rc = journal_open(j, job->journal_path);
+	rc = journal_open(j, job->journal_path, job->size, why, sizeof(why));
 	switch (rc) {
 	case 0:
 		return resume(job, j);
@@ -239,6 +239,9 @@ enum session_state session_open(struct job *job, struct journal *j)
 	case -EBADMSG:
 		errx(EXIT_FAILURE, "%s: damaged, or not a cryptoloop-reencrypt journal",
 		     job->journal_path);
+	case -ERANGE:
+		errx(EXIT_FAILURE, "%s: refused, not a journal this tool writes for %s: %s; "
+		     "nothing was written", job->journal_path, job->image, why);
 	default:
 		errno = -rc;
 		err(EXIT_FAILURE, "%s: cannot open the journal", job->journal_path);

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <linux/fs.h>
 
+#include "journal.h"
 #include "reencrypt.h"
 
 /*
@@ -61,7 +62,7 @@ uint32_t chunk_size_for(uint64_t data_len)
 	c &= ~(uint64_t)(64 * 1024 - 1);
 	if (c < 64 * 1024)
 		c = 64 * 1024;
-	if (c > 64 * 1024 * 1024)
-		c = 64 * 1024 * 1024;
+	if (c > JOURNAL_CHUNK_MAX)
+		c = JOURNAL_CHUNK_MAX;
 	return (uint32_t)c;
 }

@@ -57,6 +57,11 @@ int loop_gcrypt_init(void)
 	return gcrypt_status;
 }
 
+LIBLOOP_EXPORT int loop_crypt_init(void)
+{
+	return loop_gcrypt_init();
+}
+
 int loop_hash_buffer(int gcry_algo, const void *in, size_t len,
 		     uint8_t *out, size_t out_len)
 {
