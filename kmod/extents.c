@@ -17,6 +17,12 @@
  * come from the device's page pool (blkdev.c); a request then needs no
  * memory that another request's completion does not give back.
  *
+ * A filesystem that must do more than keep a swap file's blocks in place
+ * (f2fs pins the file against its garbage collector, btrfs stops balance
+ * and snapshots from moving it, XFS and ext4 check and sync its extents)
+ * has a ->swap_activate hook, which swapon(2) calls; we call it too, and
+ * ->swap_deactivate when we let the file go.
+ *
  * This is switched on by writing 1 to /sys/block/cryptoloopN/loop/swap
  * (sysfs.c), and off by writing 0 or by detaching.  It changes what the
  * file may undergo, so it is never the default: the file must be fully
@@ -33,7 +39,9 @@
 #include <linux/pagemap.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
+#include <linux/rbtree.h>
 #include <linux/slab.h>
+#include <linux/swap.h>
 
 #include "cryptoloop.h"
 
@@ -59,6 +67,7 @@ struct clo_extents {
 	struct block_device *bdev;
 	unsigned int blkbits;		/* the filesystem's block size */
 	u64 bytes;			/* mapped: the file's blocks */
+	bool activated;			/* the filesystem's swap hook said yes */
 	unsigned int nr;
 	struct clo_extent *ext;		/* sorted by block */
 	struct bio_set bs;
@@ -279,6 +288,71 @@ static void clo_ext_free(struct clo_extents *m)
 	kfree(m);
 }
 
+/* The swap extents a filesystem's hook added: we use our own map. */
+static void clo_ext_drop_swap_extents(struct swap_info_struct *sis)
+{
+	struct rb_node *node;
+
+	while ((node = rb_first(&sis->swap_extent_root))) {
+		rb_erase(node, &sis->swap_extent_root);
+		kfree(rb_entry(node, struct swap_extent, rb_node));
+	}
+}
+
+/*
+ * Call the filesystem's ->swap_activate as swapon(2) does: inode locked,
+ * with a swap_info_struct of our own that tells it the file's device and
+ * how many pages we use (the hooks stop there).  Called with the inode
+ * lock held.
+ *
+ * Return: 0 (m->activated tells whether there was a hook), or -errno.
+ */
+static int clo_ext_activate(struct clo_device *lo, struct clo_extents *m,
+			    struct file *file)
+{
+	struct inode *inode = file->f_mapping->host;
+	struct swap_info_struct *sis;
+	sector_t span;
+	int ret;
+
+	if (!file->f_mapping->a_ops->swap_activate)
+		return 0;
+	sis = kzalloc_obj(*sis, GFP_KERNEL);
+	if (!sis)
+		return -ENOMEM;
+	sis->bdev = m->bdev;
+	sis->max = min_t(u64, i_size_read(inode) >> PAGE_SHIFT, UINT_MAX);
+	sis->swap_extent_root = RB_ROOT;
+
+	ret = file->f_mapping->a_ops->swap_activate(sis, file, &span);
+	clo_ext_drop_swap_extents(sis);
+	if (ret < 0) {
+		pr_warn("%s: swap: %s: the filesystem refused it as a swap file (%d)\n",
+			lo->disk->disk_name, lo->file_name, ret);
+		goto free_sis;
+	}
+	/* It returns how many extents it added: we keep none of them. */
+	m->activated = true;
+	ret = 0;
+	/* Its blocks elsewhere, or I/O only through the filesystem. */
+	if (sis->bdev != m->bdev || (sis->flags & SWP_FS_OPS)) {
+		pr_warn("%s: swap: %s: the filesystem does swap I/O itself or on another device\n",
+			lo->disk->disk_name, lo->file_name);
+		ret = -EINVAL;
+	}
+free_sis:
+	kfree(sis);
+	return ret;
+}
+
+/* Undo clo_ext_activate(), after S_SWAPFILE is gone, as swapoff(2). */
+static void clo_ext_deactivate(struct clo_extents *m, struct file *file)
+{
+	if (m->activated && file->f_mapping->a_ops->swap_deactivate)
+		file->f_mapping->a_ops->swap_deactivate(file);
+	m->activated = false;
+}
+
 /* Give the file back: writable, and no page cache older than our I/O. */
 static void clo_ext_unpin(struct inode *inode)
 {
@@ -302,6 +376,17 @@ static int clo_extents_start(struct clo_device *lo)
 	if (!S_ISREG(inode->i_mode) || !bdev || inode->i_blkbits < SECTOR_SHIFT) {
 		pr_warn("%s: swap: %s is not a file on a block device filesystem\n",
 			lo->disk->disk_name, lo->file_name);
+		return -EINVAL;
+	}
+	/*
+	 * I/O around the filesystem would see fscrypt's ciphertext, and
+	 * write data that fs-verity's hashes no longer vouch for.
+	 */
+	if (IS_ENCRYPTED(inode) || IS_VERITY(inode)) {
+		pr_warn("%s: swap: %s is %s: its blocks cannot be used directly\n",
+			lo->disk->disk_name, lo->file_name,
+			IS_ENCRYPTED(inode) ? "encrypted (fscrypt)" :
+					      "protected by fs-verity");
 		return -EINVAL;
 	}
 	/* Every I/O must be a whole number of the device's blocks. */
@@ -334,6 +419,12 @@ static int clo_extents_start(struct clo_device *lo)
 		err = -EBUSY;
 		goto unfreeze;
 	}
+	/* Before S_SWAPFILE, as swapon(2): f2fs may move the blocks here. */
+	err = clo_ext_activate(lo, m, file);
+	if (err) {
+		inode_unlock(inode);
+		goto deactivate;
+	}
 	inode->i_flags |= S_SWAPFILE;
 	/* What writes were under way must be in the map we take. */
 	inode_dio_wait(inode);
@@ -353,6 +444,8 @@ static int clo_extents_start(struct clo_device *lo)
 
 unpin:
 	clo_ext_unpin(inode);
+deactivate:
+	clo_ext_deactivate(m, file);
 unfreeze:
 	memalloc_noio_restore(noio);
 	clo_unfreeze_queue(q, memflags);
@@ -381,8 +474,9 @@ void clo_extents_stop(struct clo_device *lo)
 	memflags = clo_freeze_queue(lo->disk->queue);
 	lo->extents = NULL;
 	clo_unfreeze_queue(lo->disk->queue, memflags);
-	clo_ext_free(m);
 	clo_ext_unpin(lo->backing->f_mapping->host);
+	clo_ext_deactivate(m, lo->backing);
+	clo_ext_free(m);
 }
 
 /**
@@ -391,9 +485,10 @@ void clo_extents_stop(struct clo_device *lo)
  * @on: map and pin, or unpin
  *
  * Return: 0, -EBUSY if the file is a swap file or pinned by another
- * device, -EINVAL if it has a hole or an unwritten or shared block, or
- * its filesystem gives no block map, or I/O could not be aligned to its
- * device's blocks; other -errno from the filesystem.
+ * device, -EINVAL if it has a hole or an unwritten or shared block, is
+ * encrypted or under fs-verity, or its filesystem gives no block map,
+ * or I/O could not be aligned to its device's blocks; other -errno from
+ * the filesystem, its swap hook's among them.
  */
 int clo_extents_set(struct clo_device *lo, bool on)
 {

@@ -512,6 +512,106 @@ PY
 	rm "$T/fs/img"
 }
 
+# verity_enable FILE: FS_IOC_ENABLE_VERITY, SHA-256 over 4 KiB blocks
+# (Debian 12's f2fs_io set_verity uses an outdated ioctl number).
+verity_enable() {
+	"$PY" - "$1" <<'PY'
+import fcntl, os, struct, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+# struct fsverity_enable_arg: version 1, SHA-256, 4096-byte blocks, no salt
+fcntl.ioctl(fd, 0x40806685, struct.pack('=IIIIQIIQ88x', 1, 1, 4096, 0, 0, 0, 0, 0))
+PY
+}
+
+# fscrypt_dir DIR: give the empty DIR an fscrypt v2 policy (AES-256-XTS
+# contents) with a random key added to its filesystem.
+fscrypt_dir() {
+	"$PY" - "$1" <<'PY'
+import fcntl, os, struct, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+# FS_IOC_ADD_ENCRYPTION_KEY: key specifier of type identifier, 64 raw bytes
+arg = bytearray(struct.pack('=II32sII32x', 2, 0, b'', 64, 0) + os.urandom(64))
+fcntl.ioctl(fd, 0xC0506617, arg)
+ident = bytes(arg[8:24])
+# FS_IOC_SET_ENCRYPTION_POLICY with a v2 policy
+fcntl.ioctl(fd, 0x800C6613, struct.pack('=BBBB4x16s', 2, 1, 4, 0, ident))
+PY
+}
+
+# phys FILE: FILE's extents on the device (logical:physical:length), as
+# FIEMAP reports them, one per line.
+phys() {
+	filefrag -v "$1" | awk '$1 ~ /^[0-9]+:$/ { print $2 $4 $6 }'
+}
+
+@test "loop/swap=1 on f2fs: its swap hook pins the file, GC cleans the segments it shared and leaves it in place; detach unpins; fs-verity and fscrypt files refused" {
+	modprobe f2fs
+	local mib=$((1 << 20))
+	head -c 32 /dev/urandom >"$T/key"
+	head -c $((4 * mib)) /dev/urandom >"$T/plain"
+	truncate -s 128M "$T/f2fs.img"
+	mkfs.f2fs -q -f -O extra_attr,verity,encrypt "$T/f2fs.img"
+	mkdir "$T/fs"
+	track_mount "$T/fs"
+	mount -o loop "$T/f2fs.img" "$T/fs"
+	# The file interleaved with another one in f2fs's segments, so that
+	# GC of those segments has the other file's blocks to move too, and
+	# then the current log moved on past both.
+	for _ in $(seq 16); do
+		dd if=/dev/zero of="$T/fs/img" bs=256k count=1 oflag=append \
+			conv=notrunc,fsync status=none
+		dd if=/dev/urandom of="$T/fs/other" bs=256k count=1 oflag=append \
+			conv=notrunc,fsync status=none
+	done
+	dd if=/dev/zero of="$T/fs/tail" bs=1M count=8 conv=fsync status=none
+
+	dev=$(attach "$T/fs/img" --cipher aes-cbc-plain64 --key "$T/key")
+	# As it pins the file, f2fs moves it to whole sections of its own
+	# (warning that it was not aligned); the log moves on again.
+	swap_pin "$dev" 1
+	[ "$(swap_state "$dev")" = 1 ]
+	dd if=/dev/zero of="$T/fs/tail2" bs=1M count=8 conv=fsync status=none
+	run f2fs_io pinfile get "$T/fs/img"
+	[[ "$output" == "get_pin_file: pinned "* ]]
+	placed=$(phys "$T/fs/img")
+	others=$(phys "$T/fs/other")
+	"$CLVM_BIN/f2fs-gc" "$T/fs/img" "$T/fs/other"
+	# GC cleaned the sections the file shared (the other file moved; an
+	# unpinned S_SWAPFILE file there keeps GC from cleaning them at all),
+	# and left the pinned file where the map says it is.
+	[ "$(phys "$T/fs/other")" != "$others" ]
+	[ "$(phys "$T/fs/img")" = "$placed" ]
+
+	dd if="$T/plain" of="$dev" bs=256k oflag=direct status=none
+	dd if="$dev" bs=256k iflag=direct status=none | cmp - "$T/plain"
+	"$CLCTL" detach "$dev"
+	# Where the filesystem finds the file is where the map wrote it.
+	echo 3 >/proc/sys/vm/drop_caches
+	dm_open f2p --type plain --cipher aes-cbc-plain64 --key-size 256 \
+		--key-file "$T/key" "$T/fs/img"
+	cmp "$T/plain" /dev/mapper/f2p
+	dm_close f2p
+	# Given back: unpinned and writable.
+	run f2fs_io pinfile get "$T/fs/img"
+	[[ "$output" == "get_pin_file: un-pinned "* ]]
+	dd if=/dev/zero of="$T/fs/img" bs=4k count=1 conv=notrunc status=none
+
+	# A file under fs-verity is refused (writes around f2fs would not
+	# match its hashes), and so is one encrypted by fscrypt (its blocks
+	# hold fscrypt's ciphertext).
+	head -c $mib /dev/urandom >"$T/fs/sealed"
+	verity_enable "$T/fs/sealed"
+	dev=$(attach "$T/fs/sealed" --ro --cipher aes-cbc-plain64 --key "$T/key")
+	fails swap_pin "$dev" 1
+	dmesg | tail -n 5 | grep -q "swap: .*sealed is protected by fs-verity"
+	mkdir "$T/fs/secret"
+	fscrypt_dir "$T/fs/secret"
+	dd if=/dev/zero of="$T/fs/secret/img" bs=1M count=1 conv=fsync status=none
+	dev=$(attach "$T/fs/secret/img" --cipher aes-cbc-plain64 --key "$T/key")
+	fails swap_pin "$dev" 1
+	dmesg | tail -n 5 | grep -q "swap: .*img is encrypted (fscrypt)"
+}
+
 @test "block-device backing: cryptoloop on a kernel loop device = dm-crypt on it" {
 	head -c 32 /dev/urandom >"$T/key"
 	head -c $((2 << 20)) /dev/urandom >"$T/plain"
