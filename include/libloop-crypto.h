@@ -264,8 +264,9 @@ struct loop_key_params {
  * checked against aespipe, cryptsetup or util-linux by tests/kat.
  *  - loop-AES with 64/65 lines: each line hashed, first byte ^= 0x55
  *    (v2) or 0xF4 (v3); seed and iterations do not apply.
+ *  - 2..63 lines: the first line alone, as loop-AES does.
  *  - "random": 65 fresh random keys (v3); only for new volumes.
- * Returns 0, -EINVAL (bad params, hash unknown, 2..63 lines,
+ * Returns 0, -EINVAL (bad params, hash unknown,
  * multi-key with a non-loop-AES format or 8-byte-block cipher,
  * cryptsetup "HASH:N" with N larger than the key, as cryptsetup
  * refuses it), -ERANGE (iter_thousands above LOOP_KEY_ITER_MAX),

@@ -24,6 +24,34 @@ int loop_gcry_cipher_algo(enum loop_cipher_alg alg, unsigned int key_bytes);
 int loop_key_alloc(struct loop_key **key, unsigned int count, unsigned int key_bytes);
 uint8_t *loop_key_data_mut(struct loop_key *key, unsigned int i);
 
+/* keyrule.c: a key derivation rule (-H, phash=, cryptsetup --hash). */
+enum loop_hash_rule_kind {
+	LOOP_RULE_RAW,          /* util-linux 2.12 / loop-AES unhashed2 */
+	LOOP_RULE_LA_DIGEST,    /* loop-AES sha256/384/512 */
+	LOOP_RULE_LA_RMD160,
+	LOOP_RULE_LA_UNHASHED1,
+	LOOP_RULE_LA_RANDOM,
+	LOOP_RULE_CS_PLAIN,     /* cryptsetup --hash plain[:N] */
+	LOOP_RULE_CS_DIGEST,    /* cryptsetup --hash NAME[:N] */
+};
+
+struct loop_hash_rule {
+	enum loop_hash_rule_kind kind;
+	int md_algo;          /* gcrypt id for digests */
+	size_t cs_len;        /* cryptsetup ":N", 0 = whole key */
+	size_t min_len;       /* minimum passphrase length */
+};
+
+/* The rule @name (NULL or "" for the format's default) means for @spec:
+ * 0 or -EINVAL (unknown, or not for this format). libgcrypt must be
+ * initialised (loop_gcrypt_init()). */
+int loop_hash_rule_parse(struct loop_hash_rule *h, const struct loop_cipher_spec *spec,
+			 const char *name);
+/* How many keys the lines of @pass make for @spec: 1, or 64 / 65 for
+ * loop-AES multi-key. */
+unsigned int loop_key_count_of(const struct loop_cipher_spec *spec,
+			       const struct loop_pass *pass);
+
 /* pass.c: multi-line read of a whole stream (gpg output); drains the
  * rest of the stream. */
 int loop_pass_read_fd_multi_drain(struct loop_pass **pass, int fd);

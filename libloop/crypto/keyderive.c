@@ -34,23 +34,6 @@
 
 #define LOOPAES_HASH_BUF 32
 
-enum hash_kind {
-	H_RAW,          /* util-linux 2.12 / loop-AES unhashed2 */
-	H_LA_DIGEST,    /* loop-AES sha256/384/512 */
-	H_LA_RMD160,
-	H_LA_UNHASHED1,
-	H_LA_RANDOM,
-	H_CS_PLAIN,     /* cryptsetup --hash plain[:N] */
-	H_CS_DIGEST,    /* cryptsetup --hash NAME[:N] */
-};
-
-struct hash_rule {
-	enum hash_kind kind;
-	int md_algo;          /* gcrypt id for digests */
-	size_t cs_len;        /* cryptsetup ":N", 0 = whole key */
-	size_t min_len;       /* minimum passphrase length */
-};
-
 /* Locked scratch for intermediate secrets. */
 struct scratch {
 	uint8_t buf[LOOPAES_HASH_BUF];
@@ -132,18 +115,18 @@ static void raw_key(const char *in, size_t len, uint8_t out[LOOPAES_HASH_BUF])
 	memcpy(out, in, len < LOOPAES_HASH_BUF - 1 ? len : LOOPAES_HASH_BUF - 1);
 }
 
-static int la_hash(struct scratch *s, const struct hash_rule *h, const char *in,
+static int la_hash(struct scratch *s, const struct loop_hash_rule *h, const char *in,
 		   size_t len, uint8_t out[LOOPAES_HASH_BUF])
 {
 	switch (h->kind) {
-	case H_RAW:
+	case LOOP_RULE_RAW:
 		raw_key(in, len, out);
 		return 0;
-	case H_LA_DIGEST:
+	case LOOP_RULE_LA_DIGEST:
 		return la_digest(h->md_algo, in, len, out);
-	case H_LA_RMD160:
+	case LOOP_RULE_LA_RMD160:
 		return la_rmd160(s, in, len, out);
-	case H_LA_UNHASHED1:
+	case LOOP_RULE_LA_UNHASHED1:
 		la_unhashed1(in, len, out, LOOPAES_HASH_BUF);
 		return 0;
 	default:
@@ -153,7 +136,7 @@ static int la_hash(struct scratch *s, const struct hash_rule *h, const char *in,
 
 /* ---- cryptsetup plain hashing --------------------------------------- */
 
-static int cs_hash(struct scratch *s, const struct hash_rule *h, const char *in,
+static int cs_hash(struct scratch *s, const struct loop_hash_rule *h, const char *in,
 		   size_t len, uint8_t *key, size_t key_bytes)
 {
 	size_t want = h->cs_len ? h->cs_len : key_bytes, done = 0, dlen, n;
@@ -163,7 +146,7 @@ static int cs_hash(struct scratch *s, const struct hash_rule *h, const char *in,
 	if (want > key_bytes)
 		return -EINVAL;
 	memset(key, 0, key_bytes);
-	if (h->kind == H_CS_PLAIN) {
+	if (h->kind == LOOP_RULE_CS_PLAIN) {
 		if (h->cs_len) {
 			if (len < want)
 				return -EKEYREJECTED;
@@ -193,94 +176,15 @@ static int cs_hash(struct scratch *s, const struct hash_rule *h, const char *in,
 	return 0;
 }
 
-/* ---- rule selection ------------------------------------------------- */
-
-static int parse_rule(struct hash_rule *h, const struct loop_cipher_spec *spec,
-		      const char *name)
-{
-	int loopaes = spec->format == LOOP_FORMAT_LOOPAES;
-	char base[64], *colon;
-
-	memset(h, 0, sizeof(*h));
-	if (!name || !*name) {
-		if (!loopaes) {
-			h->kind = H_RAW;
-			return 0;
-		}
-		h->kind = H_LA_DIGEST;
-		h->md_algo = spec->key_bytes == 32 ? GCRY_MD_SHA512 :
-			     spec->key_bytes == 24 ? GCRY_MD_SHA384 : GCRY_MD_SHA256;
-		h->min_len = LOOP_PASS_MIN_LENGTH;
-		return 0;
-	}
-	if (!strcasecmp(name, "raw") || !strcasecmp(name, "unhashed2")) {
-		h->kind = H_RAW;
-		h->min_len = loopaes ? 1 : 0;
-		return 0;
-	}
-	if (!strcasecmp(name, "rmd160")) {
-		h->kind = H_LA_RMD160;
-		h->min_len = 1;
-		return 0;
-	}
-	if (loopaes) {
-		if (!strcasecmp(name, "sha256") || !strcasecmp(name, "sha384") ||
-		    !strcasecmp(name, "sha512")) {
-			h->kind = H_LA_DIGEST;
-			h->md_algo = gcry_md_map_name(name);
-			h->min_len = LOOP_PASS_MIN_LENGTH;
-			return 0;
-		}
-		if (!strcasecmp(name, "unhashed1")) {
-			h->kind = H_LA_UNHASHED1;
-			h->min_len = LOOP_PASS_MIN_LENGTH;
-			return 0;
-		}
-		if (!strcasecmp(name, "random")) {
-			h->kind = H_LA_RANDOM;
-			return 0;
-		}
-		/* cryptsetup hashing has no meaning for loop-AES images */
-		return -EINVAL;
-	}
-	if (strlen(name) >= sizeof(base))
-		return -EINVAL;
-	strcpy(base, name);
-	colon = strchr(base, ':');
-	if (colon) {
-		char *end;
-
-		*colon++ = '\0';
-		if (!*colon)
-			return -EINVAL;
-		h->cs_len = strtoul(colon, &end, 10);
-		if (*end || !h->cs_len)
-			return -EINVAL;
-	}
-	if (!strcasecmp(base, "plain")) {
-		h->kind = H_CS_PLAIN;
-		return 0;
-	}
-	h->md_algo = gcry_md_map_name(base);
-	if (!h->md_algo || gcry_md_test_algo(h->md_algo))
-		return -EINVAL;
-	/* extendable-output functions (SHAKE, also by OID) have no digest
-	 * length: gcry_md_read() aborts on them (found by fuzzing) */
-	if (!gcry_md_get_algo_dlen(h->md_algo))
-		return -EINVAL;
-	h->kind = H_CS_DIGEST;
-	return 0;
-}
-
 static int derive_multikey(struct loop_key **key, struct scratch *s,
-			   const struct hash_rule *h, unsigned int key_bytes,
+			   const struct loop_hash_rule *h, unsigned int key_bytes,
 			   const struct loop_pass *pass, unsigned int count)
 {
 	uint8_t tweak = count == LOOP_MULTIKEY_V3 ? 0xF4 : 0x55;
 	unsigned int i;
 	int r;
 
-	if (h->kind == H_LA_UNHASHED1) {
+	if (h->kind == LOOP_RULE_LA_UNHASHED1) {
 		/* loop-AES sizes the key from the first line for unhashed1 */
 		size_t l0;
 
@@ -309,7 +213,7 @@ fail:
 	return r;
 }
 
-static int iterate_aes256(struct scratch *s, const struct hash_rule *h,
+static int iterate_aes256(struct scratch *s, const struct loop_hash_rule *h,
 			  char *pass, size_t len, unsigned long thousands)
 {
 	gcry_cipher_hd_t c;
@@ -346,7 +250,7 @@ static int key_derive(struct loop_key **key, const struct loop_cipher_spec *spec
 {
 	static const struct loop_key_params no_params;
 	const struct loop_key_params *p = params ? params : &no_params;
-	struct hash_rule h;
+	struct loop_hash_rule h;
 	struct scratch *s;
 	unsigned int key_bytes, count;
 	const char *line;
@@ -359,7 +263,7 @@ static int key_derive(struct loop_key **key, const struct loop_cipher_spec *spec
 	r = loop_gcrypt_init();
 	if (r < 0)
 		return r;
-	r = parse_rule(&h, spec, p->hash);
+	r = loop_hash_rule_parse(&h, spec, p->hash);
 	if (r < 0)
 		return r;
 	loopaes = spec->format == LOOP_FORMAT_LOOPAES;
@@ -369,7 +273,7 @@ static int key_derive(struct loop_key **key, const struct loop_cipher_spec *spec
 		return -ERANGE;
 	key_bytes = spec->key_bytes;
 
-	if (h.kind == H_LA_RANDOM) {
+	if (h.kind == LOOP_RULE_LA_RANDOM) {
 		/* loop-AES "random": 65 fresh keys, multi-key v3 */
 		unsigned int i;
 
@@ -390,17 +294,15 @@ static int key_derive(struct loop_key **key, const struct loop_cipher_spec *spec
 	if (!s)
 		return -ENOMEM;
 
-	count = (unsigned int)loop_pass_count(pass);
-	if (loopaes && count >= LOOP_MULTIKEY_V2) {
+	count = loop_key_count_of(spec, pass);
+	if (count > 1) {
 		if (spec->block_bytes != 16) {
 			r = -EINVAL;
 			goto out;
 		}
-		count = count >= LOOP_MULTIKEY_V3 ? LOOP_MULTIKEY_V3 : LOOP_MULTIKEY_V2;
 		r = derive_multikey(key, s, &h, key_bytes, pass, count);
 		goto out;
 	}
-	/* 2..63 lines: loop-AES warns and uses the first line; so do we. */
 
 	if (len < h.min_len && !p->allow_short) {
 		r = -EKEYREJECTED;
@@ -415,7 +317,7 @@ static int key_derive(struct loop_key **key, const struct loop_cipher_spec *spec
 	len += seed_len;
 	s->copy[len] = '\0';
 
-	if (h.kind == H_CS_PLAIN || h.kind == H_CS_DIGEST) {
+	if (h.kind == LOOP_RULE_CS_PLAIN || h.kind == LOOP_RULE_CS_DIGEST) {
 		/* cryptsetup refuses "hash:N" with N past the key, and so do
 		 * we: N bytes would not fit the key buffer */
 		if (h.cs_len > key_bytes) {
@@ -433,7 +335,7 @@ static int key_derive(struct loop_key **key, const struct loop_cipher_spec *spec
 		goto out;
 	}
 
-	if (h.kind == H_LA_UNHASHED1)
+	if (h.kind == LOOP_RULE_LA_UNHASHED1)
 		key_bytes = len >= 43 ? 32 : len >= 32 ? 24 : 16;
 	if (key_bytes > LOOPAES_HASH_BUF) {
 		r = -EINVAL;

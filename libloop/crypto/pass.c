@@ -462,13 +462,16 @@ LIBLOOP_EXPORT void loop_pass_free(struct loop_pass *pass)
 		loop_secure_free(pass, pass->alloc_size);
 }
 
-/* For the gpg reader: feed bytes from another source into a builder. */
+/* For the gpg reader: the multi-line rule over a pipe that is read to
+ * its end anyway (the writer must never block or get SIGPIPE), so in
+ * blocks rather than read_lines()' byte at a time; what follows the
+ * last line is dropped, and wiped, as it may be secret too. */
 int loop_pass_read_fd_multi_drain(struct loop_pass **pass, int fd)
 {
 	struct pass_builder b;
-	char sink[256];
-	ssize_t n;
-	int r;
+	char block[4096];
+	ssize_t n, i;
+	int r, e;
 
 	if (!pass || fd < 0)
 		return -EINVAL;
@@ -476,13 +479,23 @@ int loop_pass_read_fd_multi_drain(struct loop_pass **pass, int fd)
 	r = builder_init(&b, LOOP_PASS_MULTI_LINE);
 	if (r < 0)
 		return r;
-	r = read_lines(&b, fd);
-	/* Drain whatever follows so the writer never blocks or gets SIGPIPE;
-	 * it may be secret too, so wipe it. */
-	do {
-		n = read(fd, sink, sizeof(sink));
-	} while (n > 0 || (n < 0 && errno == EINTR));
-	explicit_bzero(sink, sizeof(sink));
+	for (;;) {
+		n = read(fd, block, sizeof(block));
+		if (n < 0) {
+			e = errno;
+			if (e == EINTR || e == EAGAIN)
+				continue;
+			/* once the lines are read, the rest is only drained */
+			if (!r && !b.done)
+				r = -e;
+			break;
+		}
+		if (n == 0)
+			break;
+		for (i = 0; i < n && !r && !b.done; i++)
+			r = add_byte(&b, block[i]);
+	}
+	explicit_bzero(block, sizeof(block));
 	if (r < 0) {
 		builder_abort(&b);
 		return r;
