@@ -21,7 +21,7 @@
 
 #include "private.h"
 #include "engine-private.h"
-#include "engine-proto.h"
+#include "key-handover.h"
 #include "spawn.h"
 
 /* The daemon opens the image and mounts in well under a second. */

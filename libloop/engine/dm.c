@@ -51,7 +51,7 @@
 
 #include "private.h"
 #include "engine-private.h"
-#include "engine-dm.h"
+#include "dm.h"
 #include "secure-mem.h"
 
 #define DM_CONTROL	"/dev/mapper/control"
