@@ -746,9 +746,9 @@ static int dm_attach(struct loopdev *ld, const struct loop_engine_config *cfg,
 	return attach_with(ld, cfg, NULL, st, errpos);
 }
 
-int loop_engine_dm_attach_luks(struct loopdev *ld, const struct loop_engine_config *cfg,
-			       const struct loop_luks_config *luks, struct loop_state *st,
-			       enum loop_err_object *errpos)
+static int dm_attach_luks(struct loopdev *ld, const struct loop_engine_config *cfg,
+			  const struct loop_luks_config *luks, struct loop_state *st,
+			  enum loop_err_object *errpos)
 {
 	return attach_with(ld, cfg, luks, st, errpos);
 }
@@ -994,7 +994,7 @@ free_device:
  * with @luks (NULL: -ENOKEY). *@targets: the live table's targets; a
  * table of more than one is refused with -EINPROGRESS.
  */
-int loop_engine_dm_resize(struct loopdev *ld, const struct loop_state *st,
+static int dm_resize_luks(struct loopdev *ld, const struct loop_state *st,
 			  const struct loop_luks_config *luks, unsigned int *targets)
 {
 	char name[96], loopdev[96];
@@ -1027,7 +1027,7 @@ static int dm_resize(struct loopdev *ld, const struct loop_state *st)
 {
 	unsigned int targets;
 
-	return loop_engine_dm_resize(ld, st, NULL, &targets);
+	return dm_resize_luks(ld, st, NULL, &targets);
 }
 
 const struct loop_engine_ops loop_engine_dm_ops = {
@@ -1035,8 +1035,10 @@ const struct loop_engine_ops loop_engine_dm_ops = {
 	.probe = dm_probe,
 	.takes = dm_takes,
 	.attach = dm_attach,
+	.attach_luks = dm_attach_luks,
 	.detach = dm_detach,
 	.resize = dm_resize,
+	.resize_luks = dm_resize_luks,
 	.alive = dm_alive,
 	.owns = dm_owns,
 	.loop_device = dm_loop_device,
