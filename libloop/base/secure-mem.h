@@ -5,7 +5,7 @@
 #include <stddef.h>
 
 /*
- * crypto/secure-mem.c: page-granular mmap'd, mlock'd, MADV_DONTDUMP
+ * secure-mem.c: page-granular mmap'd, mlock'd, MADV_DONTDUMP
  * memory for anything that holds key bytes, wiped and unmapped on free.
  * NULL on failure (errno set: ENOMEM also when it cannot be locked).
  */

@@ -20,7 +20,7 @@
  * adds it to the sector number for the IV and for the multi-key index,
  * exactly as our transfer does. The loop device gets autoclear once the
  * mapping holds it, so removing the mapping by any tool frees it.
- * A LUKS volume (engine-dm-luks.c) goes the same way, on the same loop
+ * A LUKS volume (dm-luks.c) goes the same way, on the same loop
  * device or straight on the block device, under the same names; only the
  * activation differs: its header says what the mapping is, and a LUKS2
  * volume key reaches dm-crypt through the kernel keyring, not the table,

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Inside the dm engine module: what engine-dm.c asks engine-dm-luks.c. */
+/* Inside the dm engine module: what dm.c asks dm-luks.c. */
 #ifndef LIBLOOP_ENGINE_DM_H
 #define LIBLOOP_ENGINE_DM_H
 
