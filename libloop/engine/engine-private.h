@@ -44,10 +44,10 @@ struct loop_state {
 #define LOOP_FUSE_FILE "data"
 
 /*
- * What every engine implements. engine.c and records.c get the table by
- * the kind a record or a request names (table.c) and never look inside
- * an engine; the engines never call either. Every function returns 0
- * or -errno.
+ * What every engine implements. engine.c and state-walk.c get the table
+ * by the kind a record or a request names (table.c) and never look
+ * inside an engine; the engines never call either. Every function
+ * returns 0 or -errno.
  */
 struct loop_engine_ops {
 	enum loop_engine_kind kind;
@@ -119,7 +119,7 @@ int loop_state_dir_is_orphan(const char *id);
 /* Call @fn with each record's id; stops at a non-zero return. */
 int loop_state_each_id(int (*fn)(const char *id, void *data), void *data);
 
-/* records.c: records judged against the engines */
+/* state-walk.c: the records walked and judged against their engines */
 int loop_state_is_stale(const struct loop_state *st);
 /* the engine's release, then the record */
 void loop_state_remove(const struct loop_state *st);
@@ -134,7 +134,7 @@ int loop_pid_is_daemon(pid_t pid);
 /* 1 when the record proves its daemon: same boot, pid, start time, exe */
 int loop_state_proves_daemon(const struct loop_state *st);
 
-/* fuse.c, for the orphan directories records.c cleans up */
+/* fuse.c, for the orphan directories state-walk.c cleans up */
 /* unmount @mnt if something is mounted there (a dead FUSE mount too) */
 void loop_fuse_unmount(const char *mnt);
 /* @path, or the installed daemon */
