@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Records judged against the engines: a record is stale when its device
+ * The state records walked (foreach, lookup, resolve, gc) and judged
+ * against the engines: a record is stale when its device
  * no longer holds what it says (detached behind our back, the daemon or
  * the mapping gone, another boot). Stale records are cleaned up on
  * sight, through the engine that made them.
