@@ -9,14 +9,16 @@
 # tables (function pointers) are invisible here, which is the point of
 # the tables. Each circle, a strongly connected component of more than
 # one file, is reported by its source files.
-# The same graph between libloop's convenience libraries tells whether a
-# program linking them statically needs to name one twice: it must not.
+# The same graph between libloop's rooms (base/, device/, engine/, ...)
+# says whether one can be read without the others above it; between its
+# convenience libraries, whether a program linking them statically needs
+# to name one twice: it must not.
 # With nm missing the checks are skipped, never passed.
 set -u
 : "${top_builddir:?run through make check}"
-echo "1..2"
+echo "1..3"
 if ! command -v nm >/dev/null 2>&1; then
-	for i in 1 2; do echo "ok $i # SKIP nm not installed"; done
+	for i in 1 2 3; do echo "ok $i # SKIP nm not installed"; done
 	exit 0
 fi
 
@@ -24,16 +26,16 @@ fi
 # the dm engine module); a source in several libraries counts once
 objs=$(find "$top_builddir/libloop" -path '*/.libs/*.o' | sort)
 if [ -z "$objs" ]; then
-	for i in 1 2; do echo "not ok $i - no objects under $top_builddir/libloop: build first"; done
+	for i in 1 2 3; do echo "not ok $i - no objects under $top_builddir/libloop: build first"; done
 	exit 0
 fi
 tmp=${TMPDIR:-/tmp}/cycles.$$
 trap 'rm -f "$tmp" "$tmp.out"' EXIT
 
-# "file library symbol D" for a global definition, "... U" for a use;
-# file is the source the object was compiled from, library the one it
-# went into: libloop/engine/.libs/libloop_libloopcore_la-fuse.o is
-# libloop/engine/fuse.c in libloopcore
+# "file room library symbol D" for a global definition, "... U" for a
+# use; file is the source the object was compiled from, room its folder,
+# library the one it went into: libloop/engine/.libs/
+# libloop_libloopcore_la-fuse.o is libloop/engine/fuse.c in libloopcore
 for o in $objs; do
 	rel=${o#"$top_builddir"/}
 	dir=${rel%/.libs/*}
@@ -41,17 +43,17 @@ for o in $objs; do
 	lib=${base%%_la-*}
 	lib=${lib#libloop_}
 	base=${base#*_la-}
-	nm -P "$o" | awk -v f="$dir/${base%.o}.c" -v l="$lib" '
-		$2 == "U" || $2 == "w" { print f, l, $1, "U"; next }
-		$2 ~ /^[TDBRVWGSC]$/ { print f, l, $1, "D" }'
+	nm -P "$o" | awk -v f="$dir/${base%.o}.c" -v r="$dir/" -v l="$lib" '
+		$2 == "U" || $2 == "w" { print f, r, l, $1, "U"; next }
+		$2 ~ /^[TDBRVWGSC]$/ { print f, r, l, $1, "D" }'
 done > "$tmp"
 
 # circles: strongly connected components of more than one node, node
-# being field $1 (files) or $2 (libraries)
+# being field $1 (files), $2 (rooms) or $3 (libraries)
 circles() {
 	awk -v k="$1" '
-	$4 == "D" { def[$3] = $k; next }
-	{ use[++n] = $k " " $3 }
+	$5 == "D" { def[$4] = $k; next }
+	{ use[++n] = $k " " $4 }
 	END {
 		for (i = 1; i <= n; i++) {
 			split(use[i], u, " ")
@@ -96,7 +98,7 @@ circles() {
 }
 
 t=0
-for what in "1 files" "2 libraries"; do
+for what in "1 files" "2 rooms" "3 libraries"; do
 	t=$((t + 1))
 	if circles "${what% *}" > "$tmp.out"; then
 		echo "ok $t - no circles between libloop's ${what#* }"
