@@ -33,8 +33,8 @@
 #include <unistd.h>
 
 #include "daemon.h"
-#include "../libloop/engine-proto.h"
-#include "../libloop/secure-mem.h"
+#include "key-handover.h"
+#include "secure-mem.h"
 
 #ifndef MCL_ONFAULT
 #define MCL_ONFAULT 4

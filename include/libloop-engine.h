@@ -224,7 +224,8 @@ int loop_state_resolve(const char *name, char *buf, size_t size);
 int loop_state_lookup(struct loopdev *ld, struct loop_state *st);
 
 /*
- * 1 when the record's daemon is alive (kmod: always), 0 when not.
+ * 1 when what serves the record's device is alive, 0 when not: the FUSE
+ * daemon, or the dm mapping despite the name; kmod and xfer: always.
  */
 int loop_state_daemon_alive(const struct loop_state *st);
 

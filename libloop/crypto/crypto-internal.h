@@ -58,7 +58,7 @@ int loop_pass_read_fd_multi_drain(struct loop_pass **pass, int fd);
 /* The first lines of @a and @b are equal (the -T check). */
 int loop_pass_same(const struct loop_pass *a, const struct loop_pass *b);
 
-#include "../secure-mem.h"
+#include "secure-mem.h"
 
 /* gcrypt-init.c: make libgcrypt usable if the application has not. */
 int loop_gcrypt_init(void);

@@ -21,49 +21,13 @@
 
 #include "private.h"
 #include "engine-private.h"
-#include "engine-proto.h"
+#include "key-handover.h"
 #include "spawn.h"
 
 /* The daemon opens the image and mounts in well under a second. */
 #define READY_TIMEOUT_MS	30000
 /* After the loop device lets go, the daemon unmounts and exits quickly. */
 #define EXIT_WAIT_MS		5000
-
-/* Start time (clock ticks since boot) of @pid, 0 when it is gone or a zombie. */
-unsigned long long loop_pid_start(pid_t pid)
-{
-	char path[64], buf[1024], *p;
-	unsigned long long start = 0;
-	char state;
-	ssize_t n;
-	int fd, i;
-
-	if (pid <= 0)
-		return 0;
-	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	/* the command name may hold anything: fields start after the last ')' */
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %c", &state) != 1 || state == 'Z' || state == 'X')
-		return 0;
-	/* field 22 is starttime; p + 2 is field 3 */
-	p += 2;
-	for (i = 3; i < 22 && p; i++) {
-		p = strchr(p, ' ');
-		if (p)
-			p++;
-	}
-	if (!p || sscanf(p, "%llu", &start) != 1)
-		return 0;
-	return start;
-}
 
 static long long now_ms(void)
 {
@@ -306,7 +270,7 @@ static int attach_loop(struct loopdev *ld, const struct loop_engine_config *cfg,
 }
 
 /* Everything but the loop device: the daemon, then its mount. */
-/* Only what the record proves to be its own (see records.c). */
+/* Only what the record proves to be its own (see fuse-record.c). */
 static void fuse_release(const struct loop_state *st)
 {
 	char path[64];

@@ -5,13 +5,10 @@
  */
 #include "config.h"
 
-#include <dlfcn.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,72 +18,6 @@
 /* How long a detach may take once the device is closed: 1 s. */
 #define DETACH_WAIT_TRIES	100
 #define DETACH_WAIT_US		10000
-
-static const char *const engine_names[] = {
-	[LOOP_ENGINE_AUTO] = "auto",
-	[LOOP_ENGINE_FUSE] = "fuse",
-	[LOOP_ENGINE_KMOD] = "kmod",
-	[LOOP_ENGINE_XFER] = "xfer",
-	[LOOP_ENGINE_DM] = "dm",
-};
-
-/* NULL for dm: its table is in a module (module.c), loaded on first use. */
-static const struct loop_engine_ops *const engine_ops[] = {
-	[LOOP_ENGINE_FUSE] = &loop_engine_fuse_ops,
-	[LOOP_ENGINE_KMOD] = &loop_engine_kmod_ops,
-	[LOOP_ENGINE_XFER] = &loop_engine_xfer_ops,
-	[LOOP_ENGINE_DM] = NULL,
-};
-
-static const struct loop_engine_ops *dm_ops;
-static loop_dm_attach_luks_fn *dm_attach_luks;
-static loop_dm_resize_fn *dm_resize;
-static pthread_once_t dm_once = PTHREAD_ONCE_INIT;
-
-/* The module stays loaded: its table is used until the process exits. */
-static void dm_load(void)
-{
-	void *handle;
-
-	if (loop_module_open("engine-dm", &handle) == 0) {
-		dm_ops = dlsym(handle, "loop_engine_dm_ops");
-		dm_attach_luks = (loop_dm_attach_luks_fn *)dlsym(handle,
-								 "loop_engine_dm_attach_luks");
-		dm_resize = (loop_dm_resize_fn *)dlsym(handle, "loop_engine_dm_resize");
-	}
-	DBG(ENGINE, "dm", "engine module %s", dm_ops ? "loaded" : "not available");
-}
-
-const struct loop_engine_ops *loop_engine_ops_get(enum loop_engine_kind kind)
-{
-	if (kind == LOOP_ENGINE_DM) {
-		pthread_once(&dm_once, dm_load);
-		return dm_ops;
-	}
-	if ((unsigned)kind >= sizeof(engine_ops) / sizeof(engine_ops[0]))
-		return NULL;
-	return engine_ops[kind];
-}
-
-LIBLOOP_EXPORT const char *loop_engine_name(enum loop_engine_kind kind)
-{
-	if ((unsigned)kind >= sizeof(engine_names) / sizeof(engine_names[0]))
-		return "?";
-	return engine_names[kind];
-}
-
-LIBLOOP_EXPORT int loop_engine_parse(const char *name, enum loop_engine_kind *kind)
-{
-	size_t i;
-
-	for (i = 0; name && i < sizeof(engine_names) / sizeof(engine_names[0]); i++) {
-		if (!strcasecmp(name, engine_names[i])) {
-			*kind = (enum loop_engine_kind)i;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
 
 LIBLOOP_EXPORT int loop_engine_probe(enum loop_engine_kind kind, const char *fuse_daemon)
 {
@@ -225,7 +156,7 @@ static int attach_image(struct loopdev *ld, const struct loop_engine_config *cfg
 	if (luks) {
 		kind = LOOP_ENGINE_DM;
 		ops = loop_engine_ops_get(LOOP_ENGINE_DM);
-		if (!ops || !dm_attach_luks)
+		if (!ops || !ops->attach_luks)
 			return -ENOTSUP;
 		rc = ops->probe(NULL);
 		if (rc)
@@ -271,7 +202,7 @@ static int attach_image(struct loopdev *ld, const struct loop_engine_config *cfg
 	    loop_engine_name(st->engine), (unsigned long long)st->offset,
 	    (unsigned long long)st->sizelimit, st->read_only ? ", read-only" : "");
 	/* LUKS: the module fills in the cipher from the header */
-	rc = luks ? dm_attach_luks(ld, cfg, luks, st, errpos) : ops->attach(ld, cfg, st, errpos);
+	rc = luks ? ops->attach_luks(ld, cfg, luks, st, errpos) : ops->attach(ld, cfg, st, errpos);
 	DBG(ENGINE, st->image, "attach: %s%s%s", rc ? strerror(-rc) : "ok",
 	    rc ? "" : ", ", rc ? "" : st->device);
 	if (rc == 0 && out)
@@ -361,8 +292,8 @@ LIBLOOP_EXPORT int loop_engine_resize_luks(struct loopdev *ld,
 		ops = loop_engine_ops_get(st->engine);
 		if (!ops)
 			rc = -ENOTSUP;
-		else if (st->engine == LOOP_ENGINE_DM && dm_resize)
-			rc = dm_resize(ld, st, luks, targets);
+		else if (ops->resize_luks)
+			rc = ops->resize_luks(ld, st, luks, targets);
 		else
 			rc = ops->resize(ld, st);
 	}

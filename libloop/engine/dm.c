@@ -20,7 +20,7 @@
  * adds it to the sector number for the IV and for the multi-key index,
  * exactly as our transfer does. The loop device gets autoclear once the
  * mapping holds it, so removing the mapping by any tool frees it.
- * A LUKS volume (engine-dm-luks.c) goes the same way, on the same loop
+ * A LUKS volume (dm-luks.c) goes the same way, on the same loop
  * device or straight on the block device, under the same names; only the
  * activation differs: its header says what the mapping is, and a LUKS2
  * volume key reaches dm-crypt through the kernel keyring, not the table,
@@ -30,14 +30,11 @@
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <inttypes.h>
 #include <libcryptsetup.h>
 #include <libdevmapper.h>
-#include <linux/fs.h>
 #include <linux/loop.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -51,16 +48,13 @@
 
 #include "private.h"
 #include "engine-private.h"
-#include "engine-dm.h"
+#include "dm.h"
 #include "secure-mem.h"
 
 #define DM_CONTROL	"/dev/mapper/control"
 #define DM_DIR		"/dev/mapper"
 /* libcryptsetup's UUID prefix, so cryptsetup status names the type */
 #define DM_UUID_LOOPAES	"CRYPT-LOOPAES-"
-#define ID_PREFIX	"dm."
-/* A direct mapping's record id is ID_PREFIX and the mapping's name. */
-#define ID_DIRECT	ID_PREFIX LOOP_DM_PREFIX
 /* cryptoloop-sda2, then cryptoloop-sda2.1 ... for more ranges of one disk */
 #define DIRECT_NAMES	100
 /* How long the loop device may take to let go after the mapping: 1 s. */
@@ -210,30 +204,14 @@ static void record_mapping_name(const struct loop_state *st, char *buf, size_t s
 	snprintf(buf, size, "%s", base ? base + 1 : st->device);
 }
 
-/* 1 when the record's mapping sits straight on a block device. */
-static int is_direct(const struct loop_state *st)
-{
-	return !strncmp(st->id, ID_DIRECT, strlen(ID_DIRECT));
-}
-
 /* The loop device under the mapping; a direct mapping has none: itself. */
 static void dm_loop_device(const struct loop_state *st, char *buf, size_t size)
 {
-	if (is_direct(st))
+	if (dm_is_direct(st))
 		snprintf(buf, size, "%s", st->device);
 	else
 		snprintf(buf, size, "/dev/%s", st->id + strlen(ID_PREFIX));
 }
-
-/*
- * Where the ciphertext is on the device under the mapping, in 512-byte
- * sectors: from @start for @length (0: to its end). The loop device
- * applies the offset and size limit itself; a direct mapping has them here.
- */
-struct dm_range {
-	uint64_t start;
-	uint64_t length;
-};
 
 /* One key: CRYPT_PLAIN by volume key. */
 static int activate_plain(const char *loopdev, const char *name,
@@ -294,22 +272,6 @@ static char *hex_keys(const struct loop_key *key, size_t *size)
 	return hex;
 }
 
-/* Size of the block device @path in 512-byte sectors. */
-static int device_sectors(const char *path, uint64_t *sectors)
-{
-	uint64_t bytes;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (ioctl(fd, BLKGETSIZE64, &bytes) < 0)
-		rc = -errno;
-	else
-		*sectors = bytes / LOOP_SECTOR_SIZE;
-	close(fd);
-	return rc;
-}
-
 /*
  * Run a task that changes a mapping and wait for udev (or let
  * libdevmapper make the node itself where no udev runs).
@@ -355,7 +317,7 @@ static int activate_lmk(const char *loopdev, const char *name,
 	int rc;
 
 	if (!sectors) {
-		rc = device_sectors(loopdev, &sectors);
+		rc = dm_device_sectors(loopdev, &sectors);
 		if (rc)
 			return rc;
 	}
@@ -455,46 +417,6 @@ static int set_autoclear(struct loopdev *ld)
 	return rc;
 }
 
-/* The kernel's name of block device @dev ("sda2", "dm-3", "nvme0n1p2"). */
-static int kernel_name(dev_t dev, char *buf, size_t size)
-{
-	char link[64], target[PATH_MAX];
-	const char *base;
-	ssize_t n;
-
-	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(dev), minor(dev));
-	n = readlink(link, target, sizeof(target) - 1);
-	if (n <= 0)
-		return -ENODEV;
-	target[n] = '\0';
-	base = strrchr(target, '/');
-	base = base ? base + 1 : target;
-	if (snprintf(buf, size, "%s", base) >= (int)size)
-		return -ENAMETOOLONG;
-	return 0;
-}
-
-/*
- * The range of block device @dev the user asked for, as the loop driver
- * would give it: from the offset to the end, cut at the size limit.
- */
-static int direct_range(const char *dev, uint64_t offset, uint64_t sizelimit,
-			struct dm_range *r)
-{
-	uint64_t sectors;
-	int rc = device_sectors(dev, &sectors);
-
-	if (rc)
-		return rc;
-	r->start = offset / LOOP_SECTOR_SIZE;
-	if (r->start >= sectors)
-		return -ERANGE;
-	r->length = sectors - r->start;
-	if (sizelimit && sizelimit / LOOP_SECTOR_SIZE < r->length)
-		r->length = sizelimit / LOOP_SECTOR_SIZE;
-	return r->length ? 0 : -ERANGE;
-}
-
 /* 1 when mapping @name sits on block device @dev (its table's only device). */
 static int mapping_sits_on(const char *name, dev_t dev)
 {
@@ -516,97 +438,6 @@ static int mapping_sits_on(const char *name, dev_t dev)
 	return on;
 }
 
-/* The device number sysfs gives the holder @holder of @dir ("dm-3"). */
-static int holder_dev(const char *dir, const char *holder, dev_t *dev)
-{
-	char file[PATH_MAX];
-	unsigned int maj, min;
-	FILE *f;
-	int n;
-
-	snprintf(file, sizeof(file), "%s/%s/dev", dir, holder);
-	f = fopen(file, "re");
-	if (!f)
-		return -errno;
-	n = fscanf(f, "%u:%u", &maj, &min);
-	fclose(f);
-	if (n != 2)
-		return -EINVAL;
-	*dev = makedev(maj, min);
-	return 0;
-}
-
-struct holder_ctx {
-	dev_t dev;	/* the block device */
-	dev_t holder;	/* what holds it */
-	int ours;
-};
-
-/* A record of a mapping of ours straight on the block device, and the
- * holder is that mapping: both by device number, never by name. */
-static int holder_is_record(const struct loop_state *st, void *data)
-{
-	struct holder_ctx *h = data;
-	struct stat map, img;
-
-	if (st->engine != LOOP_ENGINE_DM || !is_direct(st))
-		return 0;
-	if (stat(st->device, &map) < 0 || !S_ISBLK(map.st_mode) || map.st_rdev != h->holder)
-		return 0;
-	if (stat(st->image, &img) < 0 || !S_ISBLK(img.st_mode) || img.st_rdev != h->dev)
-		return 0;
-	h->ours = 1;
-	return 1;
-}
-
-/*
- * Whether block device @dev may take another mapping: -EBUSY when anything
- * but our own mappings of its other ranges holds it or has it open
- * exclusively (mounted, swap, an LVM physical volume, a RAID member, the
- * dm engine's own mapping over a loop device). A holder is ours only when
- * a record of a mapping straight on @dev names it: a name proves nothing
- * (the mapping on /dev/loop3 is cryptoloop-loop3, what a mapping straight
- * on the block device loop3 would be called too).
- * *@shared: 1 when our mappings hold it, so libcryptsetup must not insist
- * on having it to itself (cryptsetup --shared); the ranges do not overlap,
- * or all are read-only, as the caller made sure from the same records.
- */
-static int direct_may_share(const char *path, dev_t dev, int *shared)
-{
-	struct holder_ctx h = { .dev = dev };
-	char dir[64];
-	struct dirent *d;
-	int ours = 0, theirs = 0, fd;
-	DIR *dh;
-
-	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u/holders", major(dev), minor(dev));
-	dh = opendir(dir);
-	while (dh && (d = readdir(dh))) {
-		if (d->d_name[0] == '.')
-			continue;
-		h.ours = 0;
-		if (holder_dev(dir, d->d_name, &h.holder) == 0)
-			loop_state_foreach(holder_is_record, &h);
-		if (h.ours)
-			ours++;
-		else
-			theirs++;
-	}
-	if (dh)
-		closedir(dh);
-	if (theirs)
-		return -EBUSY;
-	*shared = ours > 0;
-	if (ours)
-		return 0;
-	/* nobody holds it: is it open exclusively (mounted, swap)? */
-	fd = open(path, O_RDONLY | O_EXCL | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	close(fd);
-	return 0;
-}
-
 /*
  * A mapping straight on the block device @cfg->image. The name is the
  * device's kernel name, with ".N" for a further range of the same device
@@ -621,14 +452,14 @@ static int attach_direct(struct loopdev *ld, const struct loop_engine_config *cf
 	int rc, i, shared = 0;
 
 	*errpos = LOOP_ERR_IMAGE;
-	rc = kernel_name(rdev, kname, sizeof(kname));
+	rc = dm_kernel_name(rdev, kname, sizeof(kname));
 	if (rc)
 		return rc;
-	rc = direct_range(st->image, cfg->offset, cfg->sizelimit, &r);
+	rc = dm_direct_range(st->image, cfg->offset, cfg->sizelimit, &r);
 	if (rc)
 		return rc;
 	*errpos = LOOP_ERR_DEVICE;
-	rc = direct_may_share(st->image, rdev, &shared);
+	rc = dm_direct_may_share(st->image, rdev, &shared);
 	if (rc)
 		return rc;
 	st->pid = 0;
@@ -746,9 +577,9 @@ static int dm_attach(struct loopdev *ld, const struct loop_engine_config *cfg,
 	return attach_with(ld, cfg, NULL, st, errpos);
 }
 
-int loop_engine_dm_attach_luks(struct loopdev *ld, const struct loop_engine_config *cfg,
-			       const struct loop_luks_config *luks, struct loop_state *st,
-			       enum loop_err_object *errpos)
+static int dm_attach_luks(struct loopdev *ld, const struct loop_engine_config *cfg,
+			  const struct loop_luks_config *luks, struct loop_state *st,
+			  enum loop_err_object *errpos)
 {
 	return attach_with(ld, cfg, luks, st, errpos);
 }
@@ -779,7 +610,7 @@ static int dm_detach(struct loopdev *ld, const struct loop_state *st)
 	rc = deactivate(name);
 	if (rc)
 		return rc;
-	if (is_direct(st)) {
+	if (dm_is_direct(st)) {
 		loop_state_unlink(st);
 		return 0;
 	}
@@ -805,7 +636,7 @@ static int dm_owns(const struct loop_state *st)
 	record_mapping_name(st, name, sizeof(name));
 	if (!mapping_exists(name))
 		return 0;
-	if (is_direct(st))
+	if (dm_is_direct(st))
 		return stat(st->image, &sb) == 0 && S_ISBLK(sb.st_mode) &&
 		       mapping_sits_on(name, sb.st_rdev);
 	dm_loop_device(st, loopdev, sizeof(loopdev));
@@ -927,7 +758,7 @@ static int resize_plain(const char *name, uint64_t sectors)
 static int resize_direct(const char *name, const struct loop_state *st)
 {
 	struct dm_range r;
-	int rc = direct_range(st->image, st->offset, st->sizelimit, &r);
+	int rc = dm_direct_range(st->image, st->offset, st->sizelimit, &r);
 
 	if (rc)
 		return rc;
@@ -974,7 +805,7 @@ static int resize_luks(const char *name, const char *lower, int direct,
 	if (!direct)
 		rc = reread_loop(lower);
 	if (rc == 0)
-		rc = device_sectors(lower, &sectors);
+		rc = dm_device_sectors(lower, &sectors);
 	if (rc)
 		goto free_device;
 	offset = crypt_get_data_offset(cd);
@@ -994,7 +825,7 @@ free_device:
  * with @luks (NULL: -ENOKEY). *@targets: the live table's targets; a
  * table of more than one is refused with -EINPROGRESS.
  */
-int loop_engine_dm_resize(struct loopdev *ld, const struct loop_state *st,
+static int dm_resize_luks(struct loopdev *ld, const struct loop_state *st,
 			  const struct loop_luks_config *luks, unsigned int *targets)
 {
 	char name[96], loopdev[96];
@@ -1010,14 +841,14 @@ int loop_engine_dm_resize(struct loopdev *ld, const struct loop_state *st,
 	if (*targets != 1)
 		return -EINPROGRESS;
 	if (is_luks(st))
-		return resize_luks(name, loopdev, is_direct(st), luks);
-	if (is_direct(st))
+		return resize_luks(name, loopdev, dm_is_direct(st), luks);
+	if (dm_is_direct(st))
 		return resize_direct(name, st);
 	rc = reread_loop(loopdev);
 	if (rc)
 		return rc;
 	if (st->key_count > 1) {
-		rc = device_sectors(loopdev, &sectors);
+		rc = dm_device_sectors(loopdev, &sectors);
 		return rc ? rc : reload_crypt(name, sectors);
 	}
 	return resize_plain(name, 0);
@@ -1027,7 +858,7 @@ static int dm_resize(struct loopdev *ld, const struct loop_state *st)
 {
 	unsigned int targets;
 
-	return loop_engine_dm_resize(ld, st, NULL, &targets);
+	return dm_resize_luks(ld, st, NULL, &targets);
 }
 
 const struct loop_engine_ops loop_engine_dm_ops = {
@@ -1035,8 +866,10 @@ const struct loop_engine_ops loop_engine_dm_ops = {
 	.probe = dm_probe,
 	.takes = dm_takes,
 	.attach = dm_attach,
+	.attach_luks = dm_attach_luks,
 	.detach = dm_detach,
 	.resize = dm_resize,
+	.resize_luks = dm_resize_luks,
 	.alive = dm_alive,
 	.owns = dm_owns,
 	.loop_device = dm_loop_device,

@@ -18,7 +18,8 @@
 #endif
 #include <string.h>
 
-#include "crypto-internal.h"
+#include "private.h"
+#include "secure-mem.h"
 
 /*
  * Deep enough for the frames below loop_attach() and the key derivation

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "engine-dm.h"
+#include "dm.h"
 
 /* libloop never prints */
 static void quiet_log(int level, const char *msg, void *usrptr)

@@ -8,7 +8,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "engine-proto.h"
+#include "key-handover.h"
 #include "secure-mem.h"
 
 int loop_keymsg_send(int fd, const struct loop_cipher_spec *spec,

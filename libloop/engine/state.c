@@ -4,7 +4,7 @@
  * "key=value" line per field. The kernel knows only the loop device (on
  * the FUSE file, or under a dm-crypt mapping); these records are how a
  * later shell learns the real image, the cipher and the daemon behind it.
- * This file only reads, writes and removes them; records.c judges them
+ * This file only reads, writes and removes them; state-walk.c judges them
  * against the engines.
  */
 #include "config.h"

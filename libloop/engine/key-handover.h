@@ -3,14 +3,16 @@
  * How losetup (through libloop) hands a key to cryptoloop-fuse: one
  * message on an inherited socket, never argv or the environment. Both
  * ends come from the same build, so the cipher spec travels as the plain
- * struct. Not installed.
+ * struct. Not installed; libloop.so exports both ends to cryptoloop-fuse
+ * (LIBLOOP_PRIVATE), so the one copy serves both.
  */
-#ifndef LIBLOOP_ENGINE_PROTO_H
-#define LIBLOOP_ENGINE_PROTO_H
+#ifndef LIBLOOP_KEY_HANDOVER_H
+#define LIBLOOP_KEY_HANDOVER_H
 
 #include <stdint.h>
 
 #include "libloop-crypto.h"
+#include "private.h"
 
 #define LOOP_KEYMSG_MAGIC	"CLKEY01"
 #define LOOP_KEYMSG_MAX_KEYS	65
@@ -31,13 +33,14 @@ struct loop_keymsg_hdr {
  * The key bytes go straight from their locked memory to the socket.
  * Returns 0 or -errno (-EPIPE when the daemon is gone).
  */
-int loop_keymsg_send(int fd, const struct loop_cipher_spec *spec,
-		     const struct loop_key *key, uint64_t iv_offset);
+LIBLOOP_PRIVATE_EXPORT int loop_keymsg_send(int fd, const struct loop_cipher_spec *spec,
+					    const struct loop_key *key, uint64_t iv_offset);
 
 /*
  * Receive a message into @hdr and a new key (*key NULL for passthrough).
  * Returns 0, -EBADMSG for a malformed message, -ENOMEM, -errno.
  */
-int loop_keymsg_recv(int fd, struct loop_keymsg_hdr *hdr, struct loop_key **key);
+LIBLOOP_PRIVATE_EXPORT int loop_keymsg_recv(int fd, struct loop_keymsg_hdr *hdr,
+					    struct loop_key **key);
 
 #endif

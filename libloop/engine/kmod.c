@@ -147,22 +147,6 @@ static int xfer_probe(const char *fuse_daemon)
 	return access("/sys/module/cryptoloop_xfer", F_OK) == 0 ? 0 : -ENODEV;
 }
 
-int loop_engine_backing_is(const char *device, const char *image)
-{
-	struct loopdev *ld;
-	char *file = NULL;
-	int ok = 0;
-
-	if (loopdev_new(&ld))
-		return 1;	/* cannot tell: keep the record */
-	if (loopdev_set_device(ld, device) == 0 &&
-	    loopdev_get_backing_file(ld, &file) == 0)
-		ok = !strcmp(file, image);
-	free(file);
-	loopdev_free(ld);
-	return ok;
-}
-
 static int kmod_owns(const struct loop_state *st)
 {
 	return loop_engine_backing_is(st->device, st->image);

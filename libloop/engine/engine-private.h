@@ -44,9 +44,10 @@ struct loop_state {
 #define LOOP_FUSE_FILE "data"
 
 /*
- * What every engine implements. engine.c picks the table by the kind a
- * record or a request names and never looks inside an engine; the
- * engines never call engine.c. Every function returns 0 or -errno.
+ * What every engine implements. engine.c and state-walk.c get the table
+ * by the kind a record or a request names (table.c) and never look
+ * inside an engine; the engines never call either. Every function
+ * returns 0 or -errno.
  */
 struct loop_engine_ops {
 	enum loop_engine_kind kind;
@@ -61,6 +62,13 @@ struct loop_engine_ops {
 	int (*attach)(struct loopdev *ld, const struct loop_engine_config *cfg,
 		      struct loop_state *st, enum loop_err_object *errpos);
 	/*
+	 * attach with the LUKS volume to open; fills in the record's cipher
+	 * and key size from the header. NULL: the engine opens no LUKS.
+	 */
+	int (*attach_luks)(struct loopdev *ld, const struct loop_engine_config *cfg,
+			   const struct loop_luks_config *luks, struct loop_state *st,
+			   enum loop_err_object *errpos);
+	/*
 	 * Take the device apart (@ld is bound to the loop device the
 	 * record stands on). NULL: LOOP_CLR_FD, then release once the
 	 * kernel has let go.
@@ -68,6 +76,13 @@ struct loop_engine_ops {
 	int (*detach)(struct loopdev *ld, const struct loop_state *st);
 	/* Follow a grown or shrunk image (losetup -c). */
 	int (*resize)(struct loopdev *ld, const struct loop_state *st);
+	/*
+	 * resize with the key a LUKS2 mapping needs (@luks, may be NULL:
+	 * -ENOKEY when it does). *@targets: the mapping's table targets,
+	 * more than one refused with -EINPROGRESS. NULL: resize is enough.
+	 */
+	int (*resize_luks)(struct loopdev *ld, const struct loop_state *st,
+			   const struct loop_luks_config *luks, unsigned int *targets);
 	/* 1 when what serves the device (daemon, mapping) is alive. */
 	int (*alive)(const struct loop_state *st);
 	/* 1 when the device still holds what the record says. */
@@ -83,32 +98,14 @@ extern const struct loop_engine_ops loop_engine_kmod_ops;
 extern const struct loop_engine_ops loop_engine_xfer_ops;
 extern const struct loop_engine_ops loop_engine_dm_ops;
 
-/*
- * The dm engine module's LUKS attach (engine-dm-luks.c), looked up by
- * name as its table is: the ops' attach with the volume to open; fills in
- * the record's cipher and key size from the header.
- */
-typedef int loop_dm_attach_luks_fn(struct loopdev *ld, const struct loop_engine_config *cfg,
-				   const struct loop_luks_config *luks,
-				   struct loop_state *st, enum loop_err_object *errpos);
-extern loop_dm_attach_luks_fn loop_engine_dm_attach_luks;
-
-/*
- * The dm engine module's resize (losetup -c), looked up by name as well:
- * the ops' resize with the key a LUKS2 mapping needs (@luks, may be
- * NULL: -ENOKEY when it does). *@targets: the mapping's table targets,
- * more than one refused with -EINPROGRESS.
- */
-typedef int loop_dm_resize_fn(struct loopdev *ld, const struct loop_state *st,
-			      const struct loop_luks_config *luks, unsigned int *targets);
-extern loop_dm_resize_fn loop_engine_dm_resize;
-
-/* The table for @kind, or NULL (AUTO, or not built). */
+/* table.c: the table for @kind, or NULL (AUTO, or not built). */
 const struct loop_engine_ops *loop_engine_ops_get(enum loop_engine_kind kind);
+/* backing.c: @device is the loop device the kernel reports as holding
+ * @image (the engines on a loop device); 1 when it cannot tell */
+LIBLOOP_PRIVATE_EXPORT int loop_engine_backing_is(const char *device, const char *image);
 
 /* state.c: the records, and nothing else */
 int loop_boot_id(char *buf, size_t size);
-unsigned long long loop_pid_start(pid_t pid);
 int loop_state_read(const char *id, struct loop_state *st);
 int loop_state_format(const struct loop_state *st, char *buf, size_t size);
 int loop_state_parse(struct loop_state *st, const char *buf, size_t len);
@@ -122,24 +119,25 @@ int loop_state_dir_is_orphan(const char *id);
 /* Call @fn with each record's id; stops at a non-zero return. */
 int loop_state_each_id(int (*fn)(const char *id, void *data), void *data);
 
-/* records.c: records judged against the engines */
+/* state-walk.c: the records walked and judged against their engines */
+int loop_state_is_stale(const struct loop_state *st);
+/* the engine's release, then the record */
+void loop_state_remove(const struct loop_state *st);
+
+/* fuse-record.c: what ties a FUSE record to its daemon and mount */
+/* start time (clock ticks since boot) of @pid, 0 when gone or a zombie */
+unsigned long long loop_pid_start(pid_t pid);
 /* 1 when st->mount is the record's own mount point */
 int loop_state_owns_mount(const struct loop_state *st);
 /* 1 when /proc/PID/exe is cryptoloop-fuse */
 int loop_pid_is_daemon(pid_t pid);
 /* 1 when the record proves its daemon: same boot, pid, start time, exe */
 int loop_state_proves_daemon(const struct loop_state *st);
-int loop_state_is_stale(const struct loop_state *st);
-/* the engine's release, then the record */
-void loop_state_remove(const struct loop_state *st);
 
-/* engine-fuse.c, for the orphan directories records.c cleans up */
+/* fuse.c, for the orphan directories state-walk.c cleans up */
 /* unmount @mnt if something is mounted there (a dead FUSE mount too) */
 void loop_fuse_unmount(const char *mnt);
 /* @path, or the installed daemon */
 const char *loop_fuse_daemon_path(const char *path);
-
-/* The loop device the kernel reports as holding @image (loop engines). */
-LIBLOOP_PRIVATE_EXPORT int loop_engine_backing_is(const char *device, const char *image);
 
 #endif

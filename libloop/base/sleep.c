@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The one sleep of libloop's retry loops (device nodes, busy devices,
+ * detach and daemon waits): the full time even when a signal interrupts
+ * it, so that a retry budget means what it says.
+ */
 #include "config.h"
 
 #include <time.h>

@@ -5,7 +5,7 @@
 #include <stddef.h>
 
 /*
- * crypto/secure-mem.c: page-granular mmap'd, mlock'd, MADV_DONTDUMP
+ * secure-mem.c: page-granular mmap'd, mlock'd, MADV_DONTDUMP
  * memory for anything that holds key bytes, wiped and unmapped on free.
  * NULL on failure (errno set: ENOMEM also when it cannot be locked).
  */
@@ -13,7 +13,7 @@ void *loop_secure_alloc(size_t size);
 void loop_secure_free(void *p, size_t size);
 
 /*
- * crypto/secret-scrub.c: call on the way out of code that handled a
+ * secret-scrub.c: call on the way out of code that handled a
  * passphrase or key, after its callees returned: wipes the stack below
  * the caller (32 KiB) and clears the vector registers (on x86-64; with
  * AVX-512, zmm16-31 too), where copies would otherwise stay until a

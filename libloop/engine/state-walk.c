@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Records judged against the engines: a record is stale when its device
+ * The state records walked (foreach, lookup, resolve, gc) and judged
+ * against the engines: a record is stale when its device
  * no longer holds what it says (detached behind our back, the daemon or
  * the mapping gone, another boot). Stale records are cleaned up on
  * sight, through the engine that made them.
@@ -22,59 +23,6 @@ LIBLOOP_EXPORT int loop_state_daemon_alive(const struct loop_state *st)
 	const struct loop_engine_ops *ops = loop_engine_ops_get(st->engine);
 
 	return ops && ops->alive ? ops->alive(st) : 1;
-}
-
-/*
- * What a record must prove before anything is killed or unmounted on its
- * word. A record is only text in a file; killing a pid or unmounting a
- * path because that text says so would let a corrupt or planted record
- * take down an unrelated process or a live device.
- *  - the mount path is the record's own directory's "mnt": nothing else
- *    is ever ours to unmount;
- *  - the daemon: same boot, its pid still runs the program it started
- *    with (start time), and /proc/PID/exe is cryptoloop-fuse.
- */
-int loop_state_owns_mount(const struct loop_state *st)
-{
-	char want[PATH_MAX];
-
-	if (!st->id[0] || strchr(st->id, '/') || st->id[0] == '.')
-		return 0;
-	snprintf(want, sizeof(want), "%s/%s/mnt", LOOP_STATE_DIR, st->id);
-	return !strcmp(st->mount, want);
-}
-
-int loop_pid_is_daemon(pid_t pid)
-{
-	static const char name[] = "cryptoloop-fuse", deleted[] = " (deleted)";
-	char path[64], exe[PATH_MAX], *base;
-	ssize_t n;
-	size_t len;
-
-	snprintf(path, sizeof(path), "/proc/%ld/exe", (long)pid);
-	n = readlink(path, exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return 0;
-	exe[n] = '\0';
-	len = (size_t)n;
-	/* an upgrade replaced the binary under a running daemon */
-	if (len > sizeof(deleted) - 1 &&
-	    !strcmp(exe + len - (sizeof(deleted) - 1), deleted))
-		exe[len - (sizeof(deleted) - 1)] = '\0';
-	base = strrchr(exe, '/');
-	return !strcmp(base ? base + 1 : exe, name);
-}
-
-int loop_state_proves_daemon(const struct loop_state *st)
-{
-	char boot[40];
-
-	if (st->engine != LOOP_ENGINE_FUSE || st->pid <= 0 || !st->pid_start)
-		return 0;
-	if (loop_boot_id(boot, sizeof(boot)) || strcmp(boot, st->boot_id))
-		return 0;
-	return loop_state_owns_mount(st) && loop_pid_start(st->pid) == st->pid_start &&
-	       loop_pid_is_daemon(st->pid);
 }
 
 int loop_state_is_stale(const struct loop_state *st)
