@@ -15,7 +15,9 @@
  *
  * Nothing here prints or exits. A failure returns -errno and fills a
  * struct loop_attach_msg: the text the caller prints (in losetup's words,
- * without a program name) and the long option it is about, if any.
+ * without a program name), the long option it is about, if any, and as
+ * data every option the text names, so that a caller with other words
+ * for them (mount.cryptoloop's fstab options) says them its own way.
  */
 #ifndef LIBLOOP_ATTACH_H
 #define LIBLOOP_ATTACH_H
@@ -66,9 +68,23 @@ struct loop_attach_opts {
 	void *warn_data;
 };
 
+/* An option that a message's text names. */
+struct loop_attach_msg_ref {
+	char option[24];		/* its long name, as loop_attach_opt_set() takes it */
+	unsigned short at, len;		/* text[at, at + len): losetup's words for it */
+	unsigned short arg;		/* text[arg, at + len): its argument; at + len: none */
+	/* the aside (" (... accepts it)") that only offers this option, which
+	 * a caller without a word for it leaves out; aside_len 0: none */
+	unsigned short aside_at, aside_len;
+};
+
+#define LOOP_ATTACH_MSG_REFS 6
+
 struct loop_attach_msg {
 	const char *option;	/* the long option the failure is about, or NULL */
 	char text[512];		/* what to tell the user; "" when nothing */
+	unsigned int nrefs;	/* the options it names, in the order it does */
+	struct loop_attach_msg_ref refs[LOOP_ATTACH_MSG_REFS];
 };
 
 /* Empty options: no -p fd, the IV offset from the data offset. */

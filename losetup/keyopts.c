@@ -13,13 +13,7 @@
 #include <string.h>
 
 #include "keyopts.h"
-#include "options.h"
-
-/* The key options' codes: libloop knows them by their long names. */
-static const int key_codes[] = {
-	'e', 'k', 'p', 'T', 'H', 'K', 'G', 'S', 'C', 'I',
-	OPT_CLEARTEXT_KEYFILE, OPT_ALLOW_SHORT, OPT_ALLOW_EMPTY, OPT_LUKS_HEADER,
-};
+#include "cli-options.h"
 
 static void __attribute__((noreturn)) die(const struct loop_attach_msg *m)
 {
@@ -39,17 +33,17 @@ uint64_t size_or_die(const char *arg, const char *what)
 
 bool crypt_opt_parse(struct loop_attach_opts *k, int c, const char *arg)
 {
+	const struct opt_desc *o = key_opt_find(c);
 	struct loop_attach_msg m;
-	size_t i;
+	int rc;
 
-	for (i = 0; i < sizeof(key_codes) / sizeof(key_codes[0]); i++) {
-		if (key_codes[i] != c)
-			continue;
-		if (loop_attach_opt_set(k, opt_long_name(c), arg, &m) < 0)
-			die(&m);
-		return true;
-	}
-	return false;
+	/* libloop knows the key options by their long names */
+	if (!o)
+		return false;
+	rc = loop_attach_opt_set(k, o->name, arg, &m);
+	if (rc < 0)
+		die(&m);
+	return rc == 0;
 }
 
 int crypt_parse_spec(const struct loop_attach_opts *k, struct loop_cipher_spec *spec)

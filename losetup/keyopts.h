@@ -17,9 +17,10 @@
 uint64_t size_or_die(const char *arg, const char *what);
 
 /*
- * Record key option @c (a short letter or OPT_* code of options.h) with
- * argument @arg. Returns true when @c is a key option, false when the
- * caller must handle it. Dies on a malformed number.
+ * Record key option @c (a code of cli-options.h's key list) with
+ * argument @arg. Returns true when libloop took it, false when the
+ * caller must handle it (any other option, and -o, --sizelimit). Dies
+ * on a malformed number.
  */
 bool crypt_opt_parse(struct loop_attach_opts *k, int c, const char *arg);
 

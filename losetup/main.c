@@ -49,19 +49,19 @@ static void __attribute__((noreturn)) usage(void)
 		     " %1$s [options] -f | <loopdev> <file>\n", me);
 	fputs("\nSet up and control loop devices.\n", out);
 	fputs("\nOptions:\n", out);
-	opt_print_section(out, SEC_COMMANDS);
+	opt_print_section(out, &losetup_opts, 1, SEC_COMMANDS);
 	fputs("\n", out);
-	opt_print_section(out, SEC_SETUP);
+	opt_print_section(out, &losetup_opts, 1, SEC_SETUP);
 	fputs("\n", out);
-	opt_print_section(out, SEC_OUTPUT);
+	opt_print_section(out, &losetup_opts, 1, SEC_OUTPUT);
 	fputs("\n", out);
-	opt_print_section(out, SEC_HELP);
+	opt_print_section(out, &losetup_opts, 1, SEC_HELP);
 	fputs("\nAvailable output columns:\n", out);
 	for (i = 0; i < COL_UL_COUNT; i++)
 		fprintf(out, " %12s  %s\n", column_infos[i].name, column_infos[i].help);
 	/* ours come after all of util-linux's text, which stays as it was */
 	fputs("\nEncryption options:\n", out);
-	opt_print_section(out, SEC_CRYPT);
+	opt_print_section(out, &losetup_opts, 1, SEC_CRYPT);
 	fputs(" Swap on a device backed by a file is unsafe without --swap.\n", out);
 	fputs("\nEncryption output columns (with -O):\n", out);
 	for (i = COL_UL_COUNT; i < COL_COUNT; i++)
@@ -84,10 +84,10 @@ static void __attribute__((noreturn)) report_exclusive(int group)
 
 	fprintf(stderr, "%s: mutually exclusive arguments:", program_invocation_short_name);
 	for (op = opt_excl[group - 1]; *op && n + 1 < EXCL_GROUP_MAX; op++, n++) {
-		const char *name = opt_long_name(*op);
+		const struct opt_desc *o = opt_find(&losetup_opts, 1, *op);
 
-		if (name)
-			fprintf(stderr, " --%s", name);
+		if (o)
+			fprintf(stderr, " --%s", o->name);
 		else
 			fprintf(stderr, " -%c", *op);
 	}
@@ -114,7 +114,7 @@ static void parse_options(int argc, char **argv, struct cmdline *cl, struct loop
 	int excl_st[8] = { 0 };
 	int c, g;
 
-	opt_build_getopt(longopts, shortopts);
+	opt_build_getopt(&losetup_opts, 1, longopts, shortopts);
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		g = excl_check(c, opt_excl, excl_st);
 		if (g)
@@ -203,12 +203,6 @@ static void parse_options(int argc, char **argv, struct cmdline *cl, struct loop
 		case OPT_SIZELIMIT:
 			cl->create.sizelimit = size_or_die(optarg, "failed to parse size");
 			cl->has_sizelimit = true;
-			break;
-		case OPT_ENGINE:
-			cl->crypt.engine = optarg;
-			break;
-		case OPT_FORCE:
-			cl->crypt.force = true;
 			break;
 		case 'F':
 			cl->from_fstab = true;

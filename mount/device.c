@@ -19,9 +19,11 @@
 #include "messages.h"
 #include "size.h"
 
+/* libloop's warnings name no option: told as they are */
 static void tell_warning(const char *text, void *where)
 {
-	tell_in_fstab_words(where, text);
+	fprintf(stderr, "%s: %s%s%s\n", program_invocation_short_name,
+		where ? (const char *)where : "", where ? ": " : "", text);
 }
 
 /* offset= and sizelimit=, with losetup's words for a bad number */
@@ -88,7 +90,7 @@ int device_setup(const struct mount_request *req, const char *image, char **devi
 		 const char *where)
 {
 	struct loop_attach_opts o;
-	struct loop_attach_msg m = { NULL, "" };
+	struct loop_attach_msg m = { .text = "" };
 	struct loopdev *ld;
 	char shown[PATH_MAX];
 	int rc = loopdev_new(&ld);
@@ -109,7 +111,7 @@ int device_setup(const struct mount_request *req, const char *image, char **devi
 	loopdev_free(ld);
 	if (rc) {
 		if (*m.text)
-			tell_in_fstab_words(where, m.text);
+			tell_in_fstab_words(where, &m);
 		return rc;
 	}
 	*device = strdup(shown);

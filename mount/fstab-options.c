@@ -2,33 +2,25 @@
 /*
  * The one table of fstab option names. mount.cryptoloop, "losetup -F"
  * and the fstab converter all read it, so a name one of them accepts is
- * never ignored by another.
+ * never ignored by another. The key options' names come from the key
+ * list that losetup and cryptoloop-reencrypt take their rows from.
  */
 #include "config.h"
 
 #include <string.h>
 
+#include "cli-options.h"
 #include "fstab-options.h"
 
+/* the key list's rows marked for fstab (cli-options.h) */
+#define FSTAB_ROW(code, lname, has_arg, arg, help, sec, reencrypt, in_fstab, name, legacy, \
+		  kind, secret) \
+	LOOP_KEY_IF(in_fstab, { name, legacy, FOPT_##kind, "--" lname, \
+				has_arg != no_argument, secret },)
+
 const struct fstab_opt fstab_opts[] = {
+	LOOP_KEY_OPTIONS(FSTAB_ROW)
 	/* name             legacy          kind           losetup                has_value secret */
-	{ "cipher",          "encryption",  FOPT_LOSETUP,  "--encryption",        true,  false },
-	{ "keybits",         NULL,          FOPT_LOSETUP,  "--keybits",           true,  false },
-	{ "phash",           NULL,          FOPT_LOSETUP,  "--phash",             true,  false },
-	{ "pseed",           NULL,          FOPT_LOSETUP,  "--pseed",             true,  true },
-	{ "itercountk",      NULL,          FOPT_LOSETUP,  "--itercountk",        true,  true },
-	{ "gpgkey",          NULL,          FOPT_LOSETUP,  "--gpgkey",            true,  true },
-	{ "gpghome",         NULL,          FOPT_LOSETUP,  "--gpghome",           true,  true },
-	{ "loinit",          NULL,          FOPT_LOSETUP,  "--loinit",            true,  false },
-	{ "crypt_offset",    "offset",      FOPT_LOSETUP,  "--offset",            true,  false },
-	{ "crypt_sizelimit", "sizelimit",   FOPT_LOSETUP,  "--sizelimit",         true,  false },
-	{ "engine",          NULL,          FOPT_LOSETUP,  "--engine",            true,  false },
-	/* cipher=luks: a detached LUKS header (cryptsetup's --header) */
-	{ "header",          NULL,          FOPT_LOSETUP,  "--header",            true,  false },
-	/* loop-AES's mount took the cleartext key file (its losetup -P) as
-	 * cleartextkey=; ours is keyfile=, and both mean the same */
-	{ "keyfile",         "cleartextkey", FOPT_LOSETUP, "--cleartext-keyfile", true,  true },
-	{ "passfd",          NULL,          FOPT_PASSFD,   "--pass-fd",           true,  true },
 	{ "fstype",          NULL,          FOPT_FSTYPE,   NULL,                  true,  false },
 	{ "ro",              NULL,          FOPT_READONLY, "--read-only",         false, false },
 };

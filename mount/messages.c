@@ -2,17 +2,18 @@
 /*
  * libloop's attach messages speak of losetup's flags. An administrator
  * reading them wrote an fstab line, so the helper says which line, and
- * names the fstab option instead of the flag.
+ * names the fstab option where the message names an option (which it
+ * lists as data, not for us to find in its prose).
  */
 #include "config.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <libmount.h>
+#include <libloop.h>
 
 #include "fstab-options.h"
 #include "messages.h"
@@ -72,101 +73,83 @@ char *fstab_line_of(const char *source, const char *target)
 	return res;
 }
 
-/* The fstab option of the losetup option @s starts with, or NULL. */
-static const struct fstab_opt *option_at(const char *s, size_t *len)
+/* The fstab option of long option @name, or NULL: fstab has no word for it. */
+static const struct fstab_opt *fstab_word(const char *name)
 {
 	size_t i;
 
 	for (i = 0; i < fstab_opts_count; i++) {
-		const struct fstab_opt *o = &fstab_opts[i];
-		size_t n = o->losetup ? strlen(o->losetup) : 0;
+		const char *l = fstab_opts[i].losetup;
 
-		if (n && !strncmp(s, o->losetup, n) && !isalnum((unsigned char)s[n]) &&
-		    s[n] != '-') {
-			*len = n;
-			return o;
-		}
+		if (l && !strncmp(l, "--", 2) && !strcmp(l + 2, name))
+			return &fstab_opts[i];
 	}
 	return NULL;
 }
 
-/* The message goes on after an option without its value: "--sizelimit
- * does not apply", not "--sizelimit 4M" */
-static int verb_at(const char *s)
+/* The option @m names at @at, or NULL. */
+static const struct loop_attach_msg_ref *ref_at(const struct loop_attach_msg *m, size_t at)
 {
-	static const char *const words[] = { "does ", "is ", "and ", "or " };
-	size_t i;
+	unsigned int i;
 
-	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		if (!strncmp(s, words[i], strlen(words[i])))
-			return 1;
+	for (i = 0; i < m->nrefs && i < LOOP_ATTACH_MSG_REFS; i++)
+		if (m->refs[i].len && m->refs[i].at == at)
+			return &m->refs[i];
+	return NULL;
+}
+
+/* An aside at @at that offers an option fstab has no word for: its length. */
+static size_t aside_to_leave_out(const struct loop_attach_msg *m, size_t at)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->nrefs && i < LOOP_ATTACH_MSG_REFS; i++)
+		if (m->refs[i].aside_len && m->refs[i].aside_at == at &&
+		    !fstab_word(m->refs[i].option))
+			return m->refs[i].aside_len;
 	return 0;
 }
 
-/* " (--force ...)": a losetup option fstab has no name for, in a
- * parenthesis of its own; its length, or 0 */
-static size_t untranslatable_aside(const char *s)
-{
-	const char *end;
-	size_t len;
-
-	if (strncmp(s, " (--", 4) || option_at(s + 2, &len))
-		return 0;
-	end = strchr(s, ')');
-	return end ? (size_t)(end - s) + 1 : 0;
-}
-
 /*
- * @s with every losetup flag of the table as its fstab option:
- * "--keybits 256" is "keybits=256", "--keybits (-k)" is "keybits=",
- * "-e luks" is "cipher=luks", "fd 3" is "passfd=3", and an aside that
- * offers a losetup option with no fstab name ("--force ...") is left out.
+ * @m's text with each option it names (struct loop_attach_msg_ref) said
+ * as the fstab option that gave it: "--keybits 256" is "keybits=256",
+ * "--keybits (-k)" is "keybits=", "-e luks" is "cipher=luks", "fd 3" is
+ * "passfd=3". An aside that offers an option fstab has no word for
+ * ("(--force ...)") is left out; such an option elsewhere keeps
+ * losetup's words.
  */
-static void put_translated(const char *s)
+static void put_in_fstab_words(const struct loop_attach_msg *m)
 {
-	const char *start = s;
-	const struct fstab_opt *o;
-	size_t len;
+	const char *t = m->text;
+	size_t at = 0, len = strlen(t), skip;
 
-	while (*s) {
-		/* "fd 3": the descriptor of passfd= */
-		if (!strncmp(s, "fd ", 3) && isdigit((unsigned char)s[3])) {
-			fputs("passfd=", stderr);
-			s += 3;
+	while (at < len) {
+		const struct loop_attach_msg_ref *r;
+		const struct fstab_opt *o;
+
+		skip = aside_to_leave_out(m, at);
+		if (skip) {
+			at += skip;
 			continue;
 		}
-		len = untranslatable_aside(s);
-		if (len) {
-			s += len;
-			continue;
-		}
-		/* losetup's -e, the one short flag its messages name */
-		if (!strncmp(s, "-e ", 3) && (s == start || s[-1] == ' ' || s[-1] == '(')) {
-			fputs("cipher=", stderr);
-			s += 3;
-			continue;
-		}
-		o = option_at(s, &len);
+		r = ref_at(m, at);
+		o = r ? fstab_word(r->option) : NULL;
 		if (!o) {
-			fputc(*s++, stderr);
+			fputc(t[at++], stderr);
 			continue;
 		}
 		fprintf(stderr, "%s%s", o->name, o->has_value ? "=" : "");
-		s += len;
-		/* losetup's short flag beside it: "--keybits (-k)" */
-		if (s[0] == ' ' && s[1] == '(' && s[2] == '-' && s[3] && s[4] == ')')
-			s += 5;
-		/* "--keybits 256" -> "keybits=256" */
-		else if (o->has_value && *s == ' ' && s[1] && s[1] != '(' && !verb_at(s + 1))
-			s++;
+		if (o->has_value && r->arg < r->at + r->len)
+			fwrite(t + r->arg, 1, (size_t)(r->at + r->len - r->arg), stderr);
+		at += r->len;
 	}
 }
 
-void tell_in_fstab_words(const char *where, const char *text)
+void tell_in_fstab_words(const char *where, const struct loop_attach_msg *m)
 {
 	fprintf(stderr, "%s: ", program_invocation_short_name);
 	if (where)
 		fprintf(stderr, "%s: ", where);
-	put_translated(text);
+	put_in_fstab_words(m);
 	fputc('\n', stderr);
 }

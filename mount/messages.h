@@ -9,11 +9,13 @@
  */
 char *fstab_line_of(const char *source, const char *target);
 
+struct loop_attach_msg;
+
 /*
- * Print @text (a libloop attach message) on stderr after our name and
- * @where (NULL: nothing), with losetup's option names ("--pass-fd",
- * "fd 3") turned into the fstab options that gave them ("passfd=3").
+ * Print @m (a libloop attach message) on stderr after our name and
+ * @where (NULL: nothing), each option it names said as the fstab option
+ * that gave it ("passfd=3", not losetup's "fd 3").
  */
-void tell_in_fstab_words(const char *where, const char *text);
+void tell_in_fstab_words(const char *where, const struct loop_attach_msg *m);
 
 #endif

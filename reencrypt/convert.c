@@ -15,7 +15,7 @@
  * fingerprint of its old ciphertext says which (classify_sector() has
  * why one fingerprint suffices); a sector that is neither (torn by the
  * device) stops the resume instead of being guessed at. The pipeline
- * that keeps two chunks in flight: convert_chunk2().
+ * that keeps two chunks in flight: convert_chunk_pipelined().
  *
  * When the data moves to a higher offset (an in-image LUKS2 header needs
  * the room), the chunks go last to first, no longer than the shift, and
@@ -433,16 +433,16 @@ static int convert_chunk(struct job *job, struct journal *j, struct bufs *b,
  * the journal counts a chunk done only after a sync that began after its
  * write returned (5 of c, then 2 and 3 of c+2).
  */
-struct pipe {
+struct two_in_flight {
 	struct flusher wr, sy;
 	size_t prev_n;		/* c-1: being written, not yet known durable; 0: none */
 	uint64_t done;		/* what the journal may call new once @sy returned */
 };
 
-static int convert_chunk2(struct job *job, struct journal *j, struct bufs *b,
-			  struct pipe *pp, uint64_t pos, size_t n)
+static int convert_chunk_pipelined(struct job *job, struct journal *j, struct bufs *b,
+				   struct two_in_flight *fl, uint64_t pos, size_t n)
 {
-	size_t ns = n / LOOP_SECTOR_SIZE, prev_ns = pp->prev_n / LOOP_SECTOR_SIZE;
+	size_t ns = n / LOOP_SECTOR_SIZE, prev_ns = fl->prev_n / LOOP_SECTOR_SIZE;
 	uint8_t *t;
 	int rc;
 
@@ -450,35 +450,35 @@ static int convert_chunk2(struct job *job, struct journal *j, struct bufs *b,
 	b->fp_base = prev_ns;
 	rc = crypt_chunk(job, b, pos / LOOP_SECTOR_SIZE, ns, job->data_off + pos);
 	/* 2 */
-	if (pp->sy.running) {
-		int src = image_sync(job, &pp->sy);
+	if (fl->sy.running) {
+		int src = image_sync(job, &fl->sy);
 
 		rc = rc ? rc : src;
 	}
 	if (rc)
 		return rc;
 	/* 3 */
-	rc = journal_commit(j, pp->done, (uint32_t)(pp->prev_n + n), b->fp);
+	rc = journal_commit(j, fl->done, (uint32_t)(fl->prev_n + n), b->fp);
 	if (rc) {
 		warnx("%s: cannot write the journal: %s", job->journal_path, strerror(-rc));
 		return rc;
 	}
 	/* 4 */
-	if (pp->wr.running) {
-		rc = image_sync(job, &pp->wr);
+	if (fl->wr.running) {
+		rc = image_sync(job, &fl->wr);
 		if (rc)
 			return rc;
 	}
 	/* 5: c-1's buffer is free again, and c's fingerprints go first */
-	if (pp->prev_n)
-		flush_start(&pp->sy, job->img_fd, -1, NULL, 0, 0, true);
-	flush_start(&pp->wr, job->img_fd, job->img_dfd, b->cipher, n, job->new_off + pos, false);
+	if (fl->prev_n)
+		flush_start(&fl->sy, job->img_fd, -1, NULL, 0, 0, true);
+	flush_start(&fl->wr, job->img_fd, job->img_dfd, b->cipher, n, job->new_off + pos, false);
 	t = b->cipher;
 	b->cipher = b->spare;
 	b->spare = t;
 	memmove(b->fp, b->fp + prev_ns, ns * sizeof(*b->fp));
-	pp->done += pp->prev_n;
-	pp->prev_n = n;
+	fl->done += fl->prev_n;
+	fl->prev_n = n;
 	return 0;
 }
 
@@ -487,21 +487,21 @@ static int convert_chunk2(struct job *job, struct journal *j, struct bufs *b,
  * left, and with 0 every chunk written is durable (a sync that began after
  * the last write returned).
  */
-static int drain_pipe(struct job *job, struct pipe *pp)
+static int drain_two_in_flight(struct job *job, struct two_in_flight *fl)
 {
 	int rc = 0, src;
 
-	if (pp->wr.running) {
-		src = image_sync(job, &pp->wr);
+	if (fl->wr.running) {
+		src = image_sync(job, &fl->wr);
 		rc = rc ? rc : src;
 	}
-	if (pp->sy.running) {
-		src = image_sync(job, &pp->sy);
+	if (fl->sy.running) {
+		src = image_sync(job, &fl->sy);
 		rc = rc ? rc : src;
 	}
-	if (!rc && pp->prev_n) {
-		flush_start(&pp->sy, job->img_fd, -1, NULL, 0, 0, true);
-		rc = image_sync(job, &pp->sy);
+	if (!rc && fl->prev_n) {
+		flush_start(&fl->sy, job->img_fd, -1, NULL, 0, 0, true);
+		rc = image_sync(job, &fl->sy);
 	}
 	return rc;
 }
@@ -537,7 +537,7 @@ static void bufs_free(struct bufs *b)
 int convert_run(struct job *job, struct journal *j)
 {
 	struct flusher f = { .running = false };
-	struct pipe pp = { .wr.running = false, .sy.running = false };
+	struct two_in_flight fl = { .wr.running = false, .sy.running = false };
 	struct bufs b;
 	uint64_t done;
 	bool two, durable = false;
@@ -560,7 +560,7 @@ int convert_run(struct job *job, struct journal *j)
 	 * with --verify (it reads each chunk back once it is durable)
 	 */
 	two = j->window == 2 && !job_moves(job) && !job->verify;
-	pp.done = done;
+	fl.done = done;
 	progress_start(job->progress, job->data_len, done);
 	while (done < job->data_len) {
 		size_t n = job->data_len - done < j->chunk ? job->data_len - done : j->chunk;
@@ -572,7 +572,7 @@ int convert_run(struct job *job, struct journal *j)
 			break;
 		}
 		if (two)
-			rc = convert_chunk2(job, j, &b, &pp, pos, n);
+			rc = convert_chunk_pipelined(job, j, &b, &fl, pos, n);
 		else
 			rc = convert_chunk(job, j, &b, done, pos, n, &f);
 		if (rc)
@@ -589,13 +589,13 @@ int convert_run(struct job *job, struct journal *j)
 			rc = src;
 	}
 	if (two) {
-		int drc = drain_pipe(job, &pp);
+		int drc = drain_two_in_flight(job, &fl);
 
 		/* an I/O error matters more than the signal */
 		if (drc && (!rc || rc == -EINTR))
 			rc = drc;
 		durable = !drc;
-		done = pp.done + pp.prev_n;
+		done = fl.done + fl.prev_n;
 	}
 	/*
 	 * stopped by a signal, the journal still says how far it came, but

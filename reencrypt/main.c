@@ -5,9 +5,9 @@
  *
  *   cryptoloop-reencrypt [OLD KEY OPTIONS] IMAGE --new [NEW KEY OPTIONS]
  *
- * The key options are losetup's: the same table rows, the same parser
- * (losetup/keyopts.c). Those before --new describe the image as it is,
- * those after it what it becomes.
+ * The key options are losetup's: the rows of the one key list
+ * (cli-options.h), the same parser (losetup/keyopts.c). Those before
+ * --new describe the image as it is, those after it what it becomes.
  */
 #include "config.h"
 
@@ -26,12 +26,12 @@
 #include "journal.h"
 #include "keyopts.h"
 #include "luks2.h"
-#include "options.h"
+#include "cli-options.h"
 #include "reencrypt.h"
 #include "session.h"
 
 enum {
-	OPT_NEW = 1000,
+	OPT_NEW = OPT_OWN,
 	OPT_JOURNAL,
 	OPT_PROGRESS,
 	OPT_VERIFY,
@@ -45,10 +45,12 @@ enum {
 /* exit status when interrupted by a signal: run again to resume */
 #define EXIT_INTERRUPTED 3
 
-/* losetup's rows that are key options here */
-static const int key_codes[] = {
-	'e', 'k', 'p', 'T', 'H', 'K', 'G', OPT_CLEARTEXT_KEYFILE, 'S', 'C', 'I',
-	OPT_ALLOW_SHORT, OPT_ALLOW_EMPTY, 'o', OPT_SIZELIMIT,
+/* the key list's rows marked for reencrypt */
+#define REENCRYPT_ROW(code, name, has_arg, arg, help, sec, reencrypt, ...) \
+	LOOP_KEY_IF(reencrypt, LOOP_KEY_ROW(code, name, has_arg, arg, help, sec),)
+
+static const struct opt_desc key_rows[] = {
+	LOOP_KEY_OPTIONS(REENCRYPT_ROW)
 };
 
 static const struct opt_desc own_opts[] = {
@@ -65,8 +67,12 @@ static const struct opt_desc own_opts[] = {
 	{ "version",  no_argument,       'V', NULL, "display version", SEC_HELP },
 };
 
-#define NOWN (sizeof(own_opts) / sizeof(own_opts[0]))
-#define NKEY (sizeof(key_codes) / sizeof(key_codes[0]))
+static const struct opt_table tables[] = {
+	{ key_rows, sizeof(key_rows) / sizeof(key_rows[0]) },
+	{ own_opts, sizeof(own_opts) / sizeof(own_opts[0]) },
+};
+
+#define NTABLES (sizeof(tables) / sizeof(tables[0]))
 
 struct cmdline {
 	struct job job;
@@ -78,42 +84,6 @@ struct cmdline {
 	uint32_t iter_ms;
 };
 
-static const struct opt_desc *key_row(int code)
-{
-	size_t i;
-
-	for (i = 0; i < opt_table_size; i++)
-		if (opt_table[i].val == code)
-			return &opt_table[i];
-	return NULL;
-}
-
-static const char *opt_name(int code)
-{
-	size_t i;
-
-	for (i = 0; i < NOWN; i++)
-		if (own_opts[i].val == code)
-			return own_opts[i].name;
-	return "?";
-}
-
-static void print_row(FILE *out, const struct opt_desc *o)
-{
-	char left[96];
-
-	if (o->val < 128)
-		snprintf(left, sizeof(left), " -%c, --%s%s%s", o->val, o->name,
-			 o->arg ? " " : "", o->arg ? o->arg : "");
-	else
-		snprintf(left, sizeof(left), "     --%s%s%s", o->name,
-			 o->arg ? " " : "", o->arg ? o->arg : "");
-	if (strlen(left) >= 31)
-		fprintf(out, "%s\n%-31s%s\n", left, "", o->help);
-	else
-		fprintf(out, "%-31s%s\n", left, o->help);
-}
-
 static void __attribute__((noreturn)) usage(void)
 {
 	size_t i;
@@ -124,17 +94,13 @@ static void __attribute__((noreturn)) usage(void)
 	       "\nRe-encrypt an encrypted loop image in place, with a new key or in a new\n"
 	       "format. Safe against crashes: run the same command again to resume.\n"
 	       "\nOptions:\n", program_invocation_short_name);
-	for (i = 0; i < NOWN; i++)
-		if (own_opts[i].section == SEC_COMMANDS)
-			print_row(stdout, &own_opts[i]);
+	opt_print_section(stdout, &tables[1], 1, SEC_COMMANDS);
 	printf("\nKey options (losetup's; before --new for the image as it is, after\n"
 	       "--new for what it becomes):\n");
-	for (i = 0; i < NKEY; i++)
-		print_row(stdout, key_row(key_codes[i]));
+	for (i = 0; i < tables[0].n; i++)
+		opt_print_row(stdout, &key_rows[i]);
 	printf("\n");
-	for (i = 0; i < NOWN; i++)
-		if (own_opts[i].section == SEC_HELP)
-			print_row(stdout, &own_opts[i]);
+	opt_print_section(stdout, &tables[1], 1, SEC_HELP);
 	printf("\nFor more details see cryptoloop-reencrypt(8).\n");
 	exit(EXIT_SUCCESS);
 }
@@ -143,27 +109,6 @@ static void __attribute__((noreturn)) try_help(void)
 {
 	fprintf(stderr, "Try '%s --help' for more information.\n", program_invocation_short_name);
 	exit(EXIT_FAILURE);
-}
-
-static void build_getopt(struct option *lo, char *so)
-{
-	const struct opt_desc *rows[NKEY + NOWN];
-	size_t i, n = 0;
-
-	for (i = 0; i < NKEY; i++)
-		rows[n++] = key_row(key_codes[i]);
-	for (i = 0; i < NOWN; i++)
-		rows[n++] = &own_opts[i];
-	for (i = 0; i < n; i++) {
-		lo[i] = (struct option){ rows[i]->name, rows[i]->has_arg, NULL, rows[i]->val };
-		if (rows[i]->val < 128) {
-			*so++ = (char)rows[i]->val;
-			if (rows[i]->has_arg == required_argument)
-				*so++ = ':';
-		}
-	}
-	lo[n] = (struct option){ NULL, 0, NULL, 0 };
-	*so = '\0';
 }
 
 static uint32_t iter_time_or_die(const char *arg)
@@ -183,11 +128,11 @@ static uint32_t iter_time_or_die(const char *arg)
 static void parse_half(int argc, char **argv, struct cmdline *cl, struct side *s,
 		       bool is_new)
 {
-	struct option lo[NKEY + NOWN + 1];
-	char so[3 * (NKEY + NOWN) + 2];
+	struct option lo[OPT_MAX + 1];
+	char so[3 * OPT_MAX + 1];
 	int c;
 
-	build_getopt(lo, so);
+	opt_build_getopt(tables, NTABLES, lo, so);
 	optind = 0;
 	while ((c = getopt_long(argc, argv, so, lo, NULL)) != -1) {
 		if (crypt_opt_parse(&s->k, c, optarg))
@@ -213,7 +158,8 @@ static void parse_half(int argc, char **argv, struct cmdline *cl, struct side *s
 		case OPT_CIPHER:
 		case OPT_ITER_TIME:
 			if (!is_new)
-				errx(EXIT_FAILURE, "--%s belongs after --new", opt_name(c));
+				errx(EXIT_FAILURE, "--%s belongs after --new",
+				     opt_find(tables, NTABLES, c)->name);
 			if (c == OPT_LUKS2)
 				cl->luks2 = true;
 			else if (c == OPT_HEADER)

@@ -32,15 +32,15 @@ bool attach_luks_requested(const struct loop_attach_opts *o)
 static const char *refused(const struct loop_attach_opts *o, const char **option)
 {
 	static const char *const words[][2] = {
-		{ "--keybits", "--keybits (-k)" },
-		{ "--phash", "--phash (-H)" },
-		{ "--gpgkey", "--gpgkey (-K)" },
-		{ "--gpghome", "--gpghome (-G)" },
-		{ "--pseed", "--pseed (-S)" },
-		{ "--itercountk", "--itercountk (-C)" },
-		{ "--loinit", "--loinit (-I)" },
-		{ "--offset", "--offset (-o)" },
-		{ "--sizelimit", "--sizelimit" },
+		{ "--keybits", MSG_OPT("keybits", "--keybits (-k)") },
+		{ "--phash", MSG_OPT("phash", "--phash (-H)") },
+		{ "--gpgkey", MSG_OPT("gpgkey", "--gpgkey (-K)") },
+		{ "--gpghome", MSG_OPT("gpghome", "--gpghome (-G)") },
+		{ "--pseed", MSG_OPT("pseed", "--pseed (-S)") },
+		{ "--itercountk", MSG_OPT("itercountk", "--itercountk (-C)") },
+		{ "--loinit", MSG_OPT("loinit", "--loinit (-I)") },
+		{ "--offset", MSG_OPT("offset", "--offset (-o)") },
+		{ "--sizelimit", MSG_OPT("sizelimit", "--sizelimit") },
 		{ "--sector-size", "--sector-size (-b)" },
 	};
 	const bool given[] = {
@@ -85,7 +85,8 @@ static int open_failed(struct loop_attach_msg *m, int rc, enum loop_err_object w
 		if (who == LOOP_ERR_IMAGE)
 			return attach_msg(m, rc, "--force", "%s: the image is already in use "
 					  "(attached read-write, or read-only while this would "
-					  "write); --force attaches it anyway", o->image);
+					  "write); " MSG_OPT("force", "--force") " attaches it anyway",
+					  o->image);
 		return attach_msg(m, rc, NULL, "%s: in use (mounted, swap, or held by another "
 				  "mapping)", o->image);
 	case -EEXIST:
@@ -113,14 +114,16 @@ static int check(const struct loop_attach_opts *o, struct loop_attach_msg *m)
 				  o->image, bad);
 	if (o->engine && strcasecmp(o->engine, "dm") && strcasecmp(o->engine, "auto"))
 		return attach_msg(m, -EINVAL, "--engine", "%s: LUKS opens through the dm "
-				  "engine only, not --engine %s", o->image, o->engine);
+				  "engine only, not " MSG_OPT_ARG("engine", "--engine ", "%s"),
+				  o->image, o->engine);
 	rc = loop_engine_is_luks(o->image, o->header);
 	if (rc < 0)
 		return attach_msg_errno(m, rc, o->header ? "--header" : NULL, "%s", hdr);
 	if (rc == 0)
 		return attach_msg(m, -EINVAL, o->header ? "--header" : "--encryption",
 				  "%s: no LUKS header%s", hdr,
-				  o->header ? "" : " (a detached one is given with --header)");
+				  o->header ? "" : " (a detached one is given with "
+				  MSG_OPT("header", "--header") ")");
 	return 0;
 }
 
@@ -170,12 +173,15 @@ int attach_luks_refuse(const struct loop_attach_opts *o, bool unencrypted,
 		       struct loop_attach_msg *m)
 {
 	if (o->header)
-		return attach_msg(m, -EINVAL, "--header", "--header: a detached header is "
-				  "for -e luks only");
+		return attach_msg(m, -EINVAL, "--header", MSG_OPT("header", "--header")
+				  ": a detached header is for "
+				  MSG_OPT_ARG("encryption", "-e ", "luks") " only");
 	/* the ciphertext of a LUKS volume read as a loop format is garbage */
 	if (!unencrypted && !o->force && !o->offset && loop_engine_is_luks(o->image, NULL) == 1)
 		return attach_msg(m, -EINVAL, "--force", "%s: has a LUKS header: open it with "
-				  "-e luks, not -e %s (--force reads it as %s anyway)", o->image,
-				  o->encryption, o->encryption);
+				  MSG_OPT_ARG("encryption", "-e ", "luks") ", not "
+				  MSG_OPT_ARG("encryption", "-e ", "%s")
+				  MSG_ASIDE(" (" MSG_OPT("force", "--force") " reads it as %s anyway)"),
+				  o->image, o->encryption, o->encryption);
 	return 0;
 }

@@ -5,7 +5,19 @@
 
 #include "libloop.h"
 
-/* Set @m's text (printf @fmt) and option; returns @rc. */
+/*
+ * The options a message names are marked in its format, so that the text
+ * keeps losetup's words and the message also carries each option as data
+ * (struct loop_attach_msg_ref). @name is the long name without "--".
+ */
+/* An option, named with @words: MSG_OPT("keybits", "--keybits (-k)") */
+#define MSG_OPT(name, words) "\001" name "\002" words "\003"
+/* With its argument: MSG_OPT_ARG("pass-fd", "fd ", "%d") */
+#define MSG_OPT_ARG(name, words, fmt) "\001" name "\002" words "\004" fmt "\003"
+/* An aside that offers an option: MSG_ASIDE(" (" MSG_OPT(...) " accepts it)") */
+#define MSG_ASIDE(text) "\005" text "\006"
+
+/* Set @m's text (printf @fmt, with the marks above) and option; returns @rc. */
 int attach_msg(struct loop_attach_msg *m, int rc, const char *option, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 /* The same, with ": " and strerror(-@rc) appended, as err(3) would. */

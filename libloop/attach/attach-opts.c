@@ -121,8 +121,10 @@ LIBLOOP_EXPORT int loop_attach_opt_set(struct loop_attach_opts *o, const char *n
 	} else if (!strcmp(name, "itercountk")) {
 		rc = number(arg, "invalid iteration count", ULONG_MAX, &v, m, "--itercountk");
 		if (!rc && v > LOOP_KEY_ITER_MAX)
-			rc = attach_msg(m, -ERANGE, "--itercountk", "--itercountk %s: too many "
-					"iterations (at most %lu)", arg, LOOP_KEY_ITER_MAX);
+			rc = attach_msg(m, -ERANGE, "--itercountk",
+					MSG_OPT_ARG("itercountk", "--itercountk ", "%s")
+					": too many iterations (at most %lu)", arg,
+					LOOP_KEY_ITER_MAX);
 		o->itercountk = v;
 		o->loopaes = true;
 	} else if (!strcmp(name, "loinit")) {
@@ -161,8 +163,9 @@ LIBLOOP_EXPORT int loop_attach_spec(const struct loop_attach_opts *o,
 
 	/* loop-AES took -k over the name; say which one is meant instead */
 	if (bits >= 64 && o->keybits && o->keybits != bits)
-		return attach_msg(m, -EINVAL, "--keybits", "--encryption %s and --keybits %u "
-				  "conflict: %s is a %u-bit key (give one of them)",
+		return attach_msg(m, -EINVAL, "--keybits", MSG_OPT_ARG("encryption", "--encryption ", "%s")
+				  " and " MSG_OPT_ARG("keybits", "--keybits ", "%u")
+				  " conflict: %s is a %u-bit key (give one of them)",
 				  o->encryption, o->keybits, o->encryption, bits);
 	rc = loop_cipher_spec_parse(spec, o->encryption, o->keybits,
 				    o->loopaes ? LOOP_SPEC_LOOPAES : 0);

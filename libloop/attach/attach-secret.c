@@ -23,7 +23,7 @@ static int pass_error(struct loop_attach_msg *m, int rc, const char *option,
 	switch (rc) {
 	case -ENOTTY:
 		return attach_msg(m, rc, "--pass-fd", "no terminal to ask for the passphrase "
-				  "on; give it with --pass-fd");
+				  "on; give it with " MSG_OPT("pass-fd", "--pass-fd"));
 	case -EKEYREJECTED:
 		return attach_msg(m, rc, option, "%s", what);
 	case -E2BIG:
@@ -121,7 +121,8 @@ static int from_fd(const struct loop_attach_opts *o, unsigned int lines,
 	char what[64];
 	int rc = loop_pass_read_fd(pass, o->pass_fd, lines);
 
-	snprintf(what, sizeof(what), "cannot read the passphrase from fd %d", o->pass_fd);
+	snprintf(what, sizeof(what), "cannot read the passphrase from "
+		 MSG_OPT_ARG("pass-fd", "fd ", "%d"), o->pass_fd);
 	if (rc)
 		return pass_error(m, rc, "--pass-fd", what);
 	return 0;
@@ -135,23 +136,24 @@ static int from_fd(const struct loop_attach_opts *o, unsigned int lines,
 static int refuse_empty(const struct loop_attach_opts *o, enum ask_source from,
 			const char *object, struct loop_attach_msg *m)
 {
-	static const char allow[] = "(--allow-empty-passphrase accepts it)";
+	static const char allow[] = MSG_ASIDE(" (" MSG_OPT("allow-empty-passphrase",
+						      "--allow-empty-passphrase") " accepts it)");
 
 	if (o->pass_fd >= 0)
-		return attach_msg(m, -ENODATA, "--pass-fd", "fd %d: empty passphrase %s",
-				  o->pass_fd, allow);
+		return attach_msg(m, -ENODATA, "--pass-fd", MSG_OPT_ARG("pass-fd", "fd ", "%d")
+				  ": empty passphrase%s", o->pass_fd, allow);
 	switch (from) {
 	case ASK_STDIN:
 		return attach_msg(m, -ENODATA, "--pass-fd", "no passphrase: no terminal, no "
 				  "password agent, and nothing on standard input; give it "
-				  "with --pass-fd");
+				  "with " MSG_OPT("pass-fd", "--pass-fd"));
 	case ASK_AGENT:
 		return attach_msg(m, -ENODATA, NULL, "%s%sthe password agent answered with an "
-				  "empty passphrase %s", object ? object : "", object ? ": " : "",
+				  "empty passphrase%s", object ? object : "", object ? ": " : "",
 				  allow);
 	case ASK_TTY:
 	default:
-		return attach_msg(m, -ENODATA, NULL, "%s%sempty passphrase %s",
+		return attach_msg(m, -ENODATA, NULL, "%s%sempty passphrase%s",
 				  object ? object : "", object ? ": " : "", allow);
 	}
 }
@@ -240,11 +242,14 @@ static int attach_derive(const struct loop_attach_opts *o,
 		return 0;
 	case -EKEYREJECTED:
 		return attach_msg(m, rc, NULL, "the passphrase is too short for %s (loop-AES "
-				  "wants %d characters; --allow-short-passphrase overrides)",
+				  "wants %d characters; " MSG_OPT("allow-short-passphrase",
+				  "--allow-short-passphrase") " overrides)",
 				  spec->name, LOOP_PASS_MIN_LENGTH);
 	case -ERANGE:
-		return attach_msg(m, rc, "--itercountk", "--itercountk %lu: too many "
-				  "iterations (at most %lu)", o->itercountk, LOOP_KEY_ITER_MAX);
+		return attach_msg(m, rc, "--itercountk",
+				  MSG_OPT_ARG("itercountk", "--itercountk ", "%lu")
+				  ": too many iterations (at most %lu)", o->itercountk,
+				  LOOP_KEY_ITER_MAX);
 	case -EINVAL:
 		return derive_invalid(o, spec, pass, m);
 	default:

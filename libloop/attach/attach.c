@@ -30,8 +30,8 @@ static int attach_failed(struct loop_attach_msg *m, int rc, enum loop_err_object
 {
 	if (who == LOOP_ERR_IMAGE && rc == -EBUSY)
 		return attach_msg(m, rc, "--force", "%s: the image is already in use (attached "
-				  "read-write, or read-only while this would write); --force "
-				  "attaches it anyway", image);
+				  "read-write, or read-only while this would write); "
+				  MSG_OPT("force", "--force") " attaches it anyway", image);
 	if (who == LOOP_ERR_IMAGE && rc == -ERANGE)
 		return attach_msg(m, rc, "--offset", "%s: the image does not reach past the "
 				  "offset (no whole sector to encrypt)", image);
@@ -139,7 +139,8 @@ static int choose_engine(const struct loop_attach_opts *o, struct loop_engine_co
 	if ((o->lo_flags & LO_FLAGS_DIRECT_IO) && kind == LOOP_ENGINE_FUSE)
 		return attach_msg(m, -EOPNOTSUPP, "--direct-io", "%s: --direct-io is not "
 				  "supported by the fuse engine (its daemon reads and writes "
-				  "the image itself, buffered); use --engine kmod, xfer or dm",
+				  "the image itself, buffered); use "
+				  MSG_OPT_ARG("engine", "--engine ", "kmod") ", xfer or dm",
 				  o->image);
 	if (kind != LOOP_ENGINE_AUTO) {
 		rc = loop_engine_probe(kind, cfg->fuse_daemon);
@@ -162,7 +163,7 @@ static int check_opts(const struct loop_attach_opts *o, enum loop_engine_kind *k
 	*kind = LOOP_ENGINE_AUTO;
 	if (!o->encryption)
 		return attach_msg(m, -EINVAL, "--encryption", "encryption options need "
-				  "--encryption (-e)");
+				  MSG_OPT("encryption", "--encryption (-e)"));
 	if (o->engine && loop_engine_parse(o->engine, kind))
 		return attach_msg(m, -EINVAL, "--engine", "%s: unknown engine (kmod, xfer, dm, "
 				  "fuse or auto)", o->engine);
@@ -246,7 +247,8 @@ static int attach(struct loopdev *ld, const struct loop_attach_opts *o, char *de
 			loopdev_detach(ld);
 		return attach_msg(m, -EPERM, "--force", "%s: its plaintext is swap, and swap "
 				  "through the FUSE engine can deadlock: not attached (use "
-				  "--engine kmod or dm; --force attaches anyway)", o->image);
+				  MSG_OPT_ARG("engine", "--engine ", "kmod") " or dm; "
+				  MSG_OPT("force", "--force") " attaches anyway)", o->image);
 	}
 	snprintf(device, size, "%s", st.device);
 	return 0;

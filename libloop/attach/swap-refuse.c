@@ -28,8 +28,9 @@ int swap_refuse_random_fuse(enum loop_engine_kind engine, const char *image,
 		return 0;
 	return attach_msg(m, -EPERM, "--phash", "%s: -H random on the FUSE engine refused: "
 			  "it is the swap recipe, and swap through a userspace daemon can "
-			  "deadlock; use --engine kmod or dm for swap (--force attaches "
-			  "anyway, for scratch space that is never swap)", image);
+			  "deadlock; use " MSG_OPT_ARG("engine", "--engine ", "kmod")
+			  " or dm for swap" MSG_ASIDE(" (" MSG_OPT("force", "--force")
+			  " attaches anyway, for scratch space that is never swap)"), image);
 }
 
 bool swap_signature_on(const char *device)

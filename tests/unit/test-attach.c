@@ -60,6 +60,14 @@ static void check_regs(struct vec_regs *v, const uint8_t *secret, size_t len)
 	regs_wipe(v);
 }
 
+/* The words text[at, at + len) of @m's ref @i, in @buf. */
+static const char *ref_words(const struct loop_attach_msg *m, unsigned int i, char *buf,
+			     size_t size)
+{
+	snprintf(buf, size, "%.*s", (int)m->refs[i].len, m->text + m->refs[i].at);
+	return buf;
+}
+
 int main(void)
 {
 	char img[] = "/tmp/test-attach.XXXXXX";
@@ -308,6 +316,19 @@ int main(void)
 			 "-e aes (--force reads it as aes anyway)", luks);
 		ok(rc == -EINVAL, "-e aes on a LUKS image: refused (%d)", rc);
 		is_str(m.text, buf, "pointing at -e luks");
+		/* the options it names, as data for a caller with other words */
+		ok(m.nrefs == 3, "it names three options (%u)", m.nrefs);
+		is_str(m.refs[0].option, "encryption", "first -e");
+		is_str(ref_words(&m, 0, buf, sizeof(buf)), "-e luks", "in losetup's words");
+		is_str(ref_words(&m, 0, buf, sizeof(buf)) + (m.refs[0].arg - m.refs[0].at),
+		       "luks", "with its argument");
+		is_str(ref_words(&m, 1, buf, sizeof(buf)), "-e aes", "then the one given");
+		is_str(m.refs[2].option, "force", "then --force");
+		ok(m.refs[2].arg == m.refs[2].at + m.refs[2].len, "which has no argument");
+		ok(m.refs[2].aside_len && !strcmp(m.text + m.refs[2].aside_at,
+						  " (--force reads it as aes anyway)"),
+		   "in an aside that only offers it");
+		ok(!m.refs[0].aside_len && !m.refs[1].aside_len, "the -e are in no aside");
 		o.encryption = "none";
 		ok(attach() == 1, "-e none attaches a LUKS image as it is");
 		o.encryption = "aes";
