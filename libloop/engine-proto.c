@@ -99,7 +99,8 @@ int loop_keymsg_recv(int fd, struct loop_keymsg_hdr *hdr, struct loop_key **key)
 		return -EBADMSG;
 	if (hdr->passthrough)
 		return hdr->key_count ? -EBADMSG : 0;
-	if ((hdr->key_count != 1 && hdr->key_count != 64 && hdr->key_count != 65) ||
+	if ((hdr->key_count != 1 && hdr->key_count != CLO_MULTI_KEYS &&
+	     hdr->key_count != CLO_MULTI_KEYS_V3) ||
 	    !hdr->key_bytes || hdr->key_bytes > LOOP_KEYMSG_MAX_BYTES)
 		return -EBADMSG;
 	len = (size_t)hdr->key_count * hdr->key_bytes;
