@@ -6,6 +6,8 @@
  * only, so that it runs millions of times: fuzz-key-derive does the
  * hashing.
  */
+#include "config.h"
+
 #include <errno.h>
 
 #include "crypto-internal.h"
