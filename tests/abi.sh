@@ -85,7 +85,7 @@ fi
 hdrs=$(find "$top_srcdir/libloop" -name '*.h')
 while read -r f; do
 	# shellcheck disable=SC2086 # one word per header path
-	grep -Eq "[ *]$f[[:space:]]*\\(" $hdrs || echo "$f" >>"$dir/nodecl"
+	grep -Eq "[ *]${f}[[:space:]]*\\(" $hdrs || echo "$f" >>"$dir/nodecl"
 done <"$dir/private"
 report 5 "every LIBLOOP_PRIVATE export ($(wc -l <"$dir/private")) is declared under libloop/" \
 	"$dir/nodecl"
