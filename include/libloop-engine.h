@@ -160,6 +160,16 @@ struct loop_luks_config {
 int loop_engine_is_luks(const char *image, const char *header);
 
 /*
+ * The -e names of a LUKS volume, which loop_attach() opens through the dm
+ * engine rather than as a sector cipher: "luks" (either version), "luks1"
+ * and "luks2", with a line about each. Returns how many, with @list set.
+ */
+int loop_luks_names(const struct loop_cipher_info **list);
+
+/* 0 when @name says any LUKS version, 1 or 2 for that one, else -EINVAL. */
+int loop_luks_version(const char *name);
+
+/*
  * Open a LUKS volume: as loop_engine_attach(), with @cfg's spec, key,
  * offset, size limit and IV offset unset (the header says where the data
  * is and how it is encrypted); its engine must be AUTO or DM.

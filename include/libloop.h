@@ -4,7 +4,9 @@
  *
  * Every function returns 0 (or a documented non-negative value) on
  * success and -errno on failure. The library never prints and never
- * exits; set LIBLOOP_DEBUG=1 in the environment to trace calls on stderr.
+ * exits; LIBLOOP_DEBUG in the environment traces it on stderr: a list of
+ * areas (setup, engine, crypto, state), "all", a mask of their bits
+ * (libloop/private.h), or "help" for the list.
  */
 #ifndef LIBLOOP_H
 #define LIBLOOP_H
@@ -211,7 +213,7 @@ void loopdev_iter_free(struct loopdev_iter *it);
 
 /* The encryption core: cipher specs, keys, passphrases, sector transfer. */
 #include "libloop-crypto.h"
-/* Encrypted devices: the fuse and kmod engines and their records. */
+/* Encrypted devices: the fuse, kmod, xfer and dm engines and their records. */
 #include "libloop-engine.h"
 /* One call from the key options to an attached device. */
 #include "libloop-attach.h"

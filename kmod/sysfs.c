@@ -99,7 +99,7 @@ static ssize_t clo_show_multi_key(struct clo_device *lo, char *buf)
 	unsigned int n = 0;
 
 	if (lo->crypt && lo->crypt->ntfms > 1)
-		n = lo->crypt->lmk_v3 ? CLO_MULTI_KEYS + 1 : CLO_MULTI_KEYS;
+		n = lo->crypt->lmk_v3 ? CLO_MULTI_KEYS_V3 : CLO_MULTI_KEYS;
 	return sysfs_emit(buf, "%u\n", n);
 }
 

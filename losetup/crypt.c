@@ -11,31 +11,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
+#include "uapi/cryptoloop_abi.h"
 #include "losetup.h"
 
-/* loop-AES multi-key: v2 has 64 keys, v3 a 65th that seeds the IV */
-#define MULTIKEY_V2_KEYS 64
-#define MULTIKEY_V3_KEYS 65
-
-/* The names -e takes for a LUKS volume (libloop's attach opens those
- * through the dm engine rather than as a sector cipher). */
-static const struct loop_cipher_info luks_names[] = {
-	{ "luks", "a LUKS1 or LUKS2 volume: its header names the cipher (dm engine)" },
-	{ "luks1", "a LUKS1 volume only" },
-	{ "luks2", "a LUKS2 volume only" },
-};
 
 bool crypt_is_luks(const char *name)
 {
-	size_t i;
-
-	for (i = 0; name && i < sizeof(luks_names) / sizeof(luks_names[0]); i++)
-		if (!strcasecmp(name, luks_names[i].name))
-			return true;
-	return false;
+	return name && loop_luks_version(name) >= 0;
 }
 
 int list_ciphers(void)
@@ -45,8 +29,9 @@ int list_ciphers(void)
 
 	for (i = 0; i < n; i++)
 		printf("%-16s %s\n", list[i].name, list[i].description);
-	for (i = 0; i < (int)(sizeof(luks_names) / sizeof(luks_names[0])); i++)
-		printf("%-16s %s\n", luks_names[i].name, luks_names[i].description);
+	n = loop_luks_names(&list);
+	for (i = 0; i < n; i++)
+		printf("%-16s %s\n", list[i].name, list[i].description);
 	return 0;
 }
 
@@ -131,9 +116,9 @@ bool crypt_unlock_only(const struct loop_attach_opts *k)
 const char *crypt_multikey_name(const struct loop_state *cs)
 {
 	switch (loop_state_get_key_count(cs)) {
-	case MULTIKEY_V2_KEYS:
+	case CLO_MULTI_KEYS:
 		return "multi-key-v2";
-	case MULTIKEY_V3_KEYS:
+	case CLO_MULTI_KEYS_V3:
 		return "multi-key-v3";
 	default:
 		return NULL;

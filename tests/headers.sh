@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# Every installed header compiles on its own, first in a translation
-# unit, in the C modes users build with and as C++ (TAP).
-#   LIBLOOP_HEADERS  the headers (make check passes libloopinclude_HEADERS)
+# Every header of libloop's API (include/) compiles on its own, first in
+# a translation unit, in strict C modes and as C++ (TAP). The library is
+# private, but its API headers stay self-contained and portable.
+#   LIBLOOP_HEADERS  the headers (make check passes libloop_headers)
 #   CC               the compiler configure found; c++ is used when present
 set -u
 : "${top_srcdir:?run through make check}"

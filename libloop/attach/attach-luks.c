@@ -22,9 +22,7 @@
 
 bool attach_luks_requested(const struct loop_attach_opts *o)
 {
-	return o->encryption && (!strcasecmp(o->encryption, "luks") ||
-				 !strcasecmp(o->encryption, "luks1") ||
-				 !strcasecmp(o->encryption, "luks2"));
+	return o->encryption && loop_luks_version(o->encryption) >= 0;
 }
 
 /* The first option given that a LUKS header makes meaningless: the
@@ -70,7 +68,7 @@ static int open_failed(struct loop_attach_msg *m, int rc, enum loop_err_object w
 	case -EINVAL:
 		return attach_msg(m, rc, o->header ? "--header" : "--encryption",
 				  "%s: not a %s header", hdr,
-				  strcasecmp(o->encryption, "luks") ? o->encryption : "LUKS");
+				  loop_luks_version(o->encryption) ? o->encryption : "LUKS");
 	case -ENOTSUP:
 		return attach_msg(m, rc, "--engine", "%s: LUKS opens through the dm engine, "
 				  "which this build or this system lacks", o->image);

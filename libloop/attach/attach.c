@@ -18,12 +18,10 @@
 #include "attach-msg.h"
 #include "private.h"
 #include "secure-mem.h"
+#include "uapi/cryptoloop_abi.h"
 #include "engine-private.h"
 #include "swap-refuse.h"
 
-/* loop-AES multi-key: v2 has 64 keys, v3 a 65th that seeds the IV */
-#define MULTIKEY_V2_KEYS 64
-#define MULTIKEY_V3_KEYS 65
 
 static int attach_failed(struct loop_attach_msg *m, int rc, enum loop_err_object who,
 			 struct loopdev *ld, const char *image)
@@ -65,11 +63,11 @@ static void warn_key_lines(const struct loop_attach_opts *o, const struct loop_c
 	char text[256];
 
 	if (!o->warn || spec->format != LOOP_FORMAT_LOOPAES || n <= 1 ||
-	    n == MULTIKEY_V2_KEYS || n == MULTIKEY_V3_KEYS)
+	    n == CLO_MULTI_KEYS || n == CLO_MULTI_KEYS_V3)
 		return;
 	snprintf(text, sizeof(text), "Warning: Unknown key data format - using it anyway "
 		 "(%zu key lines; %s uses %s)", n, spec->name,
-		 n < MULTIKEY_V2_KEYS ? "the first line only" : "the first 65");
+		 n < CLO_MULTI_KEYS ? "the first line only" : "the first 65");
 	o->warn(text, o->warn_data);
 }
 

@@ -6,8 +6,8 @@
  * attach itself, so they are modules that only their users load.
  *
  * A module is looked up next to the libloop.so that is running, so an
- * installed library (LIBDIR/libloop.so.N with LIBDIR/cryptoloop/NAME.so),
- * a DESTDIR copy of it and a build tree (libloop/.libs/) each find their
+ * installed library (PKGLIBDIR/libloop.so.N with PKGLIBDIR/NAME.so), a
+ * DESTDIR copy of it and a build tree (libloop/.libs/) each find their
  * own: no environment variable can point a root process at another file.
  */
 #include "config.h"
@@ -38,24 +38,20 @@ static int module_dir(char *buf, size_t size)
 int loop_module_open(const char *name, void **handle)
 {
 	char dir[PATH_MAX], path[PATH_MAX];
-	int rc = module_dir(dir, sizeof(dir)), i, n;
+	int rc = module_dir(dir, sizeof(dir)), n;
 
 	if (rc) {
 		DBG(SETUP, name, "module: cannot tell where libloop is");
 		return rc;
 	}
-	/* installed: LIBDIR/cryptoloop/NAME.so; a build tree: next to us */
-	for (i = 0; i < 2; i++) {
-		n = i == 0 ? snprintf(path, sizeof(path), "%s/%s/%s.so", dir, PACKAGE, name)
-			   : snprintf(path, sizeof(path), "%s/%s.so", dir, name);
-		if (n < 0 || (size_t)n >= sizeof(path))
-			continue;
-		*handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-		if (*handle) {
-			DBG(SETUP, name, "module: loaded %s", path);
-			return 0;
-		}
-		DBG(SETUP, name, "module: %s", dlerror());
+	n = snprintf(path, sizeof(path), "%s/%s.so", dir, name);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	*handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (*handle) {
+		DBG(SETUP, name, "module: loaded %s", path);
+		return 0;
 	}
+	DBG(SETUP, name, "module: %s", dlerror());
 	return -ENOENT;
 }

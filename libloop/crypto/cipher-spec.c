@@ -20,14 +20,9 @@
 #include <stdlib.h>
 #include <strings.h>
 #include <gcrypt.h>
+#include <linux/loop.h>
 
 #include "crypto-internal.h"
-
-#define LO_CRYPT_FISH2      3
-#define LO_CRYPT_BLOW       4
-#define LO_CRYPT_SERPENT    7
-#define LO_CRYPT_AES        16
-#define LO_CRYPT_CRYPTOAPI  18
 
 struct cipher_family {
 	const char *name;          /* lower case */
@@ -38,10 +33,10 @@ struct cipher_family {
 };
 
 static const struct cipher_family families[] = {
-	{ "aes",      LOOP_CIPHER_AES,      16, 128, LO_CRYPT_AES },
-	{ "twofish",  LOOP_CIPHER_TWOFISH,  16, 128, LO_CRYPT_FISH2 },
-	{ "serpent",  LOOP_CIPHER_SERPENT,  16, 128, LO_CRYPT_SERPENT },
-	{ "blowfish", LOOP_CIPHER_BLOWFISH,  8, 128, LO_CRYPT_BLOW },
+	{ "aes",      LOOP_CIPHER_AES,      16, 128, CLO_CRYPT_LOOPAES_AES },
+	{ "twofish",  LOOP_CIPHER_TWOFISH,  16, 128, CLO_CRYPT_LOOPAES_TWOFISH },
+	{ "serpent",  LOOP_CIPHER_SERPENT,  16, 128, CLO_CRYPT_LOOPAES_SERPENT },
+	{ "blowfish", LOOP_CIPHER_BLOWFISH,  8, 128, CLO_CRYPT_LOOPAES_BLOWFISH },
 };
 
 /* Names the old tools accepted that we deliberately do not run. */

@@ -14,8 +14,8 @@
 #define LIBLOOP_EXPORT __attribute__((visibility("default")))
 #endif
 
-#define LOOP_MULTIKEY_V2 64
-#define LOOP_MULTIKEY_V3 65
+/* the multi-key counts, CLO_MULTI_KEYS (v2) and CLO_MULTI_KEYS_V3 */
+#include "uapi/cryptoloop_abi.h"
 
 /* cipher-spec.c: libgcrypt algorithm id for alg + key size, or -ENOTSUP. */
 int loop_gcry_cipher_algo(enum loop_cipher_alg alg, unsigned int key_bytes);

@@ -24,7 +24,7 @@ int loop_key_alloc(struct loop_key **key, unsigned int count, unsigned int key_b
 	if (!key)
 		return -EINVAL;
 	*key = NULL;
-	if ((count != 1 && count != LOOP_MULTIKEY_V2 && count != LOOP_MULTIKEY_V3) ||
+	if ((count != 1 && count != CLO_MULTI_KEYS && count != CLO_MULTI_KEYS_V3) ||
 	    !key_bytes || key_bytes > 64)
 		return -EINVAL;
 	size = sizeof(*k) + (size_t)count * key_bytes;

@@ -180,7 +180,7 @@ static int derive_multikey(struct loop_key **key, struct scratch *s,
 			   const struct loop_hash_rule *h, unsigned int key_bytes,
 			   const struct loop_pass *pass, unsigned int count)
 {
-	uint8_t tweak = count == LOOP_MULTIKEY_V3 ? 0xF4 : 0x55;
+	uint8_t tweak = count == CLO_MULTI_KEYS_V3 ? 0xF4 : 0x55;
 	unsigned int i;
 	int r;
 
@@ -279,10 +279,10 @@ static int key_derive(struct loop_key **key, const struct loop_cipher_spec *spec
 
 		if (spec->block_bytes != 16)
 			return -EINVAL;
-		r = loop_key_alloc(key, LOOP_MULTIKEY_V3, key_bytes);
+		r = loop_key_alloc(key, CLO_MULTI_KEYS_V3, key_bytes);
 		if (r < 0)
 			return r;
-		for (i = 0; i < LOOP_MULTIKEY_V3; i++)
+		for (i = 0; i < CLO_MULTI_KEYS_V3; i++)
 			gcry_randomize(loop_key_data_mut(*key, i), key_bytes,
 				       GCRY_STRONG_RANDOM);
 		return 0;

@@ -99,7 +99,7 @@ unsigned int loop_key_count_of(const struct loop_cipher_spec *spec,
 	size_t n = loop_pass_count(pass);
 
 	/* 2..63 lines: loop-AES warns and uses the first line; so do we. */
-	if (spec->format != LOOP_FORMAT_LOOPAES || n < LOOP_MULTIKEY_V2)
+	if (spec->format != LOOP_FORMAT_LOOPAES || n < CLO_MULTI_KEYS)
 		return 1;
-	return n >= LOOP_MULTIKEY_V3 ? LOOP_MULTIKEY_V3 : LOOP_MULTIKEY_V2;
+	return n >= CLO_MULTI_KEYS_V3 ? CLO_MULTI_KEYS_V3 : CLO_MULTI_KEYS;
 }

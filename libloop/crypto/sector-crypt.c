@@ -146,9 +146,9 @@ static int crypt_new(struct loop_crypt **crypt, const struct loop_cipher_spec *s
 	if (count != 1 && (spec->format != LOOP_FORMAT_LOOPAES ||
 			   spec->block_bytes != 16))
 		return -EINVAL;
-	if (count != 1 && count != LOOP_MULTIKEY_V2 && count != LOOP_MULTIKEY_V3)
+	if (count != 1 && count != CLO_MULTI_KEYS && count != CLO_MULTI_KEYS_V3)
 		return -EINVAL;
-	nkeys = count == 1 ? 1 : 64;
+	nkeys = count == 1 ? 1 : CLO_MULTI_KEYS;
 
 	aes_off = (sizeof(*x) + 63) & ~(size_t)63;
 	size = aes_off + nkeys * sizeof(struct loop_aesni_key) + (size_t)nkeys * ksize;
@@ -180,7 +180,7 @@ static int crypt_new(struct loop_crypt **crypt, const struct loop_cipher_spec *s
 
 	if (x->iv_kind == IV_LMK) {
 		loop_md5_init_state(x->lmk_seed);
-		if (count == LOOP_MULTIKEY_V3) {
+		if (count == CLO_MULTI_KEYS_V3) {
 			/* v3: MD5 state advanced over key 65's first 128 bits
 			 * padded with zeros to one 64-byte block. */
 			uint8_t blk[64] = { 0 };

@@ -15,7 +15,6 @@
 #include <libcryptsetup.h>
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include "dm.h"
 
@@ -27,18 +26,22 @@ static void quiet_log(int level, const char *msg, void *usrptr)
 	(void)usrptr;
 }
 
-/* "luks" (either version), "luks1", "luks2" as libcryptsetup's type */
+/* a LUKS name (loop_luks_version()) as libcryptsetup's type; NULL: either */
 static int luks_type(const char *name, const char **type)
 {
-	if (!name || !strcasecmp(name, "luks"))
+	switch (name ? loop_luks_version(name) : 0) {
+	case 0:
 		*type = CRYPT_LUKS;
-	else if (!strcasecmp(name, "luks1"))
+		return 0;
+	case 1:
 		*type = CRYPT_LUKS1;
-	else if (!strcasecmp(name, "luks2"))
+		return 0;
+	case 2:
 		*type = CRYPT_LUKS2;
-	else
+		return 0;
+	default:
 		return -EINVAL;
-	return 0;
+	}
 }
 
 /* "luks2-aes-xts-plain64": the version the header has, then its cipher */

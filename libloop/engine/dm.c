@@ -50,6 +50,7 @@
 #include "engine-private.h"
 #include "dm.h"
 #include "secure-mem.h"
+#include "uapi/cryptoloop_abi.h"
 
 #define DM_CONTROL	"/dev/mapper/control"
 #define DM_DIR		"/dev/mapper"
@@ -115,7 +116,7 @@ static int dm_takes(const struct loop_cipher_spec *spec, const struct loop_key *
 	if (n == 1)
 		return 0;
 	/* lmk computes a 16-byte IV: multi-key needs a 16-byte block */
-	if ((n == 64 || n == 65) && spec->format == LOOP_FORMAT_LOOPAES &&
+	if ((n == CLO_MULTI_KEYS || n == CLO_MULTI_KEYS_V3) && spec->format == LOOP_FORMAT_LOOPAES &&
 	    spec->block_bytes == 16)
 		return 0;
 	return -EOPNOTSUPP;
@@ -299,8 +300,8 @@ static int lmk_table(const struct loop_cipher_spec *spec, const char *hex,
 	p = loop_secure_alloc(len);
 	if (!p)
 		return -ENOMEM;
-	snprintf(p, len, "%s:64-cbc-lmk %s %" PRIu64 " %s %" PRIu64,
-		 alg_name(spec->alg), hex, iv_offset, loopdev, start);
+	snprintf(p, len, "%s:%d-cbc-lmk %s %" PRIu64 " %s %" PRIu64,
+		 alg_name(spec->alg), CLO_MULTI_KEYS, hex, iv_offset, loopdev, start);
 	*params = p;
 	*size = len;
 	return 0;

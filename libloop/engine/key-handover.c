@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* The key handover message between libloop and cryptoloop-fuse. */
+/*
+ * The key handover message between libloop and cryptoloop-fuse. Compiled
+ * once, into libloop.so: the daemon (and tests/unit/test-keymsg) reach
+ * both ends through LIBLOOP_PRIVATE.
+ */
 #include "config.h"
 
 #include <errno.h>
@@ -8,10 +12,11 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "private.h"
 #include "key-handover.h"
 #include "secure-mem.h"
 
-int loop_keymsg_send(int fd, const struct loop_cipher_spec *spec,
+LIBLOOP_PRIVATE_EXPORT int loop_keymsg_send(int fd, const struct loop_cipher_spec *spec,
 		     const struct loop_key *key, uint64_t iv_offset)
 {
 	struct loop_keymsg_hdr hdr;
@@ -85,7 +90,7 @@ static int read_full(int fd, void *buf, size_t len)
 	return 0;
 }
 
-int loop_keymsg_recv(int fd, struct loop_keymsg_hdr *hdr, struct loop_key **key)
+LIBLOOP_PRIVATE_EXPORT int loop_keymsg_recv(int fd, struct loop_keymsg_hdr *hdr, struct loop_key **key)
 {
 	size_t len;
 	void *data;
@@ -99,7 +104,8 @@ int loop_keymsg_recv(int fd, struct loop_keymsg_hdr *hdr, struct loop_key **key)
 		return -EBADMSG;
 	if (hdr->passthrough)
 		return hdr->key_count ? -EBADMSG : 0;
-	if ((hdr->key_count != 1 && hdr->key_count != 64 && hdr->key_count != 65) ||
+	if ((hdr->key_count != 1 && hdr->key_count != CLO_MULTI_KEYS &&
+	     hdr->key_count != CLO_MULTI_KEYS_V3) ||
 	    !hdr->key_bytes || hdr->key_bytes > LOOP_KEYMSG_MAX_BYTES)
 		return -EBADMSG;
 	len = (size_t)hdr->key_count * hdr->key_bytes;

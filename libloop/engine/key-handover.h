@@ -13,9 +13,10 @@
 
 #include "libloop-crypto.h"
 #include "private.h"
+#include "uapi/cryptoloop_abi.h"
 
 #define LOOP_KEYMSG_MAGIC	"CLKEY01"
-#define LOOP_KEYMSG_MAX_KEYS	65
+#define LOOP_KEYMSG_MAX_KEYS	CLO_MULTI_KEYS_V3
 #define LOOP_KEYMSG_MAX_BYTES	64
 
 struct loop_keymsg_hdr {

@@ -17,19 +17,15 @@
 #include <unistd.h>
 
 #include "private.h"
+#include "uapi/cryptoloop_abi.h"
 #include "engine-private.h"
 #include "secure-mem.h"
-
-/* loop-AES's multi-key ioctls: 64 (v2) or 65 (v3) 32-byte key slots */
-#define LOOP_MULTI_KEY_SETUP	0x4C4D
-#define LOOP_MULTI_KEY_SETUP_V3	0x4C4E
-#define KEY_SLOT		32
 
 /* Hand 64/65 keys to the bound device; the buffer is locked and wiped. */
 static int set_multi_key(struct loopdev *ld, const struct loop_key *key)
 {
 	unsigned int n = loop_key_count(key), i;
-	size_t len = (size_t)n * KEY_SLOT;
+	size_t len = (size_t)n * CLO_KEY_SLOT;
 	unsigned char *buf;
 	int fd, rc = 0;
 
@@ -37,11 +33,11 @@ static int set_multi_key(struct loopdev *ld, const struct loop_key *key)
 	if (!buf)
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
-		memcpy(buf + (size_t)i * KEY_SLOT, loop_key_data(key, i), loop_key_size(key));
+		memcpy(buf + (size_t)i * CLO_KEY_SLOT, loop_key_data(key, i), loop_key_size(key));
 	fd = loopdev_get_fd(ld, 1);
 	if (fd < 0)
 		rc = fd;
-	else if (ioctl(fd, n == 65 ? LOOP_MULTI_KEY_SETUP_V3 : LOOP_MULTI_KEY_SETUP, buf) < 0)
+	else if (ioctl(fd, n == CLO_MULTI_KEYS_V3 ? CLO_MULTI_KEY_SETUP_V3 : CLO_MULTI_KEY_SETUP, buf) < 0)
 		rc = -errno;
 	loop_secure_free(buf, len);
 	return rc;
@@ -51,7 +47,7 @@ static int set_multi_key(struct loopdev *ld, const struct loop_key *key)
  * the multi-key ioctl); passthrough is the plain loop driver's job. */
 static int kmod_takes(const struct loop_cipher_spec *spec, const struct loop_key *key)
 {
-	if (!spec || !key || loop_key_size(key) > KEY_SLOT)
+	if (!spec || !key || loop_key_size(key) > CLO_KEY_SLOT)
 		return -EOPNOTSUPP;
 	return 0;
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* loop_cipher_spec_parse(): -e, encryption= and cipher= names, with the
  * -k bit count and the loop-AES flag taken from the first input byte. */
+#include "config.h"
+
 #include <errno.h>
 
 #include "libloop-crypto.h"

@@ -4,6 +4,8 @@
  * fstype, before the first newline of the input) into a cryptoloop line's.
  * What comes out must itself parse as cryptoloop options.
  */
+#include "config.h"
+
 #include <errno.h>
 
 #include "fstab-convert.h"

@@ -4,6 +4,8 @@
  * the multi-line rule over a pipe, drained to the end (gpg must not be
  * left blocked on a full pipe).
  */
+#include "config.h"
+
 #include <errno.h>
 #include <sys/mman.h>
 #include <unistd.h>

@@ -5,6 +5,8 @@
  * hashes); the first byte picks the spec. Parsing only, so that it runs
  * millions of times: fuzz-key-derive does the hashing.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <gcrypt.h>
 

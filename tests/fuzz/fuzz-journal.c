@@ -11,6 +11,8 @@
  * right first (journal.h's layout, as a crafted journal would have
  * them); bits 0-1 pick the image size it is checked against.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <endian.h>
 #include <sys/mman.h>

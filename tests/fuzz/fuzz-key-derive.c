@@ -8,6 +8,8 @@
  * (AddressSanitizer watches the locked key buffer). The hashing makes
  * this slow: fuzz-hash-rule and fuzz-pass-lines run the parsers alone.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <strings.h>
 

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* mopt_parse(): the options of a "cryptoloop" fstab line or mount -o. */
+#include "config.h"
+
 #include <errno.h>
 
 #include "fstab-options.h"

@@ -6,6 +6,8 @@
  * only, so that it runs millions of times: fuzz-key-derive does the
  * hashing.
  */
+#include "config.h"
+
 #include <errno.h>
 
 #include "crypto-internal.h"
@@ -65,10 +67,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_ASSERT(loop_cipher_spec_parse(&spec, loopaes ? "AES128" : "aes", 0,
 					   loopaes ? LOOP_SPEC_LOOPAES : 0) == 0);
 	keys = loop_key_count_of(&spec, p);
-	if (loopaes && n >= LOOP_MULTIKEY_V3)
-		FUZZ_ASSERT(keys == LOOP_MULTIKEY_V3);
-	else if (loopaes && n == LOOP_MULTIKEY_V2)
-		FUZZ_ASSERT(keys == LOOP_MULTIKEY_V2);
+	if (loopaes && n >= CLO_MULTI_KEYS_V3)
+		FUZZ_ASSERT(keys == CLO_MULTI_KEYS_V3);
+	else if (loopaes && n == CLO_MULTI_KEYS)
+		FUZZ_ASSERT(keys == CLO_MULTI_KEYS);
 	else
 		FUZZ_ASSERT(keys == 1);
 	loop_pass_free(p);

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* loop_parse_size(): every -o, --sizelimit and -b argument. */
+#include "config.h"
+
 #include <errno.h>
 
 #include "libloop.h"

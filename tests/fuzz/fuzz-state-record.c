@@ -4,6 +4,8 @@
  * file holds, parsing never overruns and, when it succeeds, the record
  * formats back to text that parses to the same record (one spelling).
  */
+#include "config.h"
+
 #include <errno.h>
 
 #include "libloop.h"

@@ -3,17 +3,43 @@
  * Whether an image is a LUKS volume: the magic both LUKS1 and LUKS2 put
  * at the start of their (primary) header. Read here, without the dm
  * engine module, so that losetup can refuse to read a LUKS image as one
- * of the loop formats before it asks for a passphrase.
+ * of the loop formats before it asks for a passphrase. And the one list
+ * of the names that ask for a LUKS volume, which losetup, loop_attach()
+ * and the dm engine all read.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "private.h"
 #include "engine-private.h"
+
+/* in version order: index 0 takes either version */
+static const struct loop_cipher_info luks_names[] = {
+	{ "luks", "a LUKS1 or LUKS2 volume: its header names the cipher (dm engine)" },
+	{ "luks1", "a LUKS1 volume only" },
+	{ "luks2", "a LUKS2 volume only" },
+};
+
+LIBLOOP_EXPORT int loop_luks_names(const struct loop_cipher_info **list)
+{
+	*list = luks_names;
+	return (int)(sizeof(luks_names) / sizeof(luks_names[0]));
+}
+
+LIBLOOP_EXPORT int loop_luks_version(const char *name)
+{
+	int i;
+
+	for (i = 0; name && i < (int)(sizeof(luks_names) / sizeof(luks_names[0])); i++)
+		if (!strcasecmp(name, luks_names[i].name))
+			return i;
+	return -EINVAL;
+}
 
 /* "LUKS" 0xba 0xbe, the on-disk magic of LUKS1 and of LUKS2's first header */
 static const unsigned char luks_magic[] = { 'L', 'U', 'K', 'S', 0xba, 0xbe };
