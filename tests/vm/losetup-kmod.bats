@@ -19,7 +19,7 @@ setup() {
 		echo "CLVM_PREFIX not set: run through guest-kmod --prefix" >&2
 		return 1
 	}
-	export LD_LIBRARY_PATH=$CLVM_PREFIX/lib
+	export LD_LIBRARY_PATH=$CLVM_PREFIX/lib/cryptoloop
 	L=$CLVM_PREFIX/sbin/losetup
 	LOSETUP=$L ATTACH_ENGINE=kmod
 	clvm_setup

@@ -109,9 +109,9 @@ stress() {
 	[ -n "${CLVM_PREFIX:-}" ] || skip "needs an installed build: guest-swap --prefix DIR"
 	local L="$CLVM_PREFIX/sbin/losetup" dev
 	modprobe -q dm_mod || true
-	dev=$(LD_LIBRARY_PATH=$CLVM_PREFIX/lib "$L" --engine dm -e AES128 -H random \
+	dev=$(LD_LIBRARY_PATH=$CLVM_PREFIX/lib/cryptoloop "$L" --engine dm -e AES128 -H random \
 		-f --show "$SWAP_BLOCK_DISK")
-	on_teardown "swapoff $dev 2>/dev/null; LD_LIBRARY_PATH=$CLVM_PREFIX/lib $L -d $dev"
+	on_teardown "swapoff $dev 2>/dev/null; LD_LIBRARY_PATH=$CLVM_PREFIX/lib/cryptoloop $L -d $dev"
 	[ "$dev" = "/dev/mapper/cryptoloop-${SWAP_BLOCK_DISK#/dev/}" ]
 	# straight on the disk, and 65 random keys: loop-AES multi-key v3,
 	# dm-crypt's lmk
@@ -128,8 +128,8 @@ stress() {
 	local L="$CLVM_PREFIX/sbin/losetup" dev
 	modprobe -q dm_mod || true
 	swapfile dmengine.swap
-	dev=$(LD_LIBRARY_PATH=$CLVM_PREFIX/lib "$L" --engine dm -e AES128 -H random \
+	dev=$(LD_LIBRARY_PATH=$CLVM_PREFIX/lib/cryptoloop "$L" --engine dm -e AES128 -H random \
 		--direct-io=on -f --show "$SWAP_MNT/dmengine.swap")
-	on_teardown "swapoff $dev 2>/dev/null; LD_LIBRARY_PATH=$CLVM_PREFIX/lib $L -d $dev"
+	on_teardown "swapoff $dev 2>/dev/null; LD_LIBRARY_PATH=$CLVM_PREFIX/lib/cryptoloop $L -d $dev"
 	stress "$dev"
 }
