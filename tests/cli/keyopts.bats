@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The one list of key options (libloop/cli-options.h) drives losetup,
+# The one list of key options (libloop/cli/cli-options.h) drives losetup,
 # cryptoloop-reencrypt and mount.cryptoloop: every row of it is taken
 # by each program it is marked for, and documented there.
 
@@ -20,7 +20,7 @@ key_rows() {
 			 gsub(/"/, "", f[4]); print name, arg, f[2], f[3], f[4]; row = 0
 			 if (last) on = 0; next }
 	     on && !/\\$/ { on = 0 }' \
-		"$top_srcdir/libloop/cli-options.h"
+		"$top_srcdir/libloop/cli/cli-options.h"
 }
 
 # with_arg NAME HAS-ARG: the option as a command line gives it
@@ -30,7 +30,7 @@ with_arg() {
 
 @test "the list has its rows (the parser of this test reads them)" {
 	run key_rows
-	[ "${#lines[@]}" -eq "$(grep -c '^	X(' "$top_srcdir/libloop/cli-options.h")" ] ||
+	[ "${#lines[@]}" -eq "$(grep -c '^	X(' "$top_srcdir/libloop/cli/cli-options.h")" ] ||
 		fail "$output"
 	[[ "$output" == *"sizelimit yes 1 1 crypt_sizelimit" ]] || fail "$output"
 	[[ "$output" == *"encryption yes 1 1 cipher"* ]] || fail "$output"
