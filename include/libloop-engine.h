@@ -235,9 +235,9 @@ int loop_state_lookup(struct loopdev *ld, struct loop_state *st);
 
 /*
  * 1 when what serves the record's device is alive, 0 when not: the FUSE
- * daemon, or the dm mapping despite the name; kmod and xfer: always.
+ * daemon, or the dm mapping; kmod and xfer: always (the kernel is).
  */
-int loop_state_daemon_alive(const struct loop_state *st);
+int loop_state_alive(const struct loop_state *st);
 
 /*
  * Call @fn for each valid record (stale ones are removed). Stops at

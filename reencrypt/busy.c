@@ -99,7 +99,7 @@ static int fuse_record(const struct loop_state *st, void *data)
 	struct want *w = data;
 
 	if (S_ISBLK(w->st.st_mode) || loop_state_get_image_dev(st) != w->st.st_dev ||
-	    loop_state_get_image_ino(st) != w->st.st_ino || !loop_state_daemon_alive(st))
+	    loop_state_get_image_ino(st) != w->st.st_ino || !loop_state_alive(st))
 		return 0;
 	snprintf(w->who, w->whosz, "%s (%s engine)", loop_state_get_device(st),
 		 loop_engine_name(loop_state_get_engine(st)));

@@ -18,7 +18,7 @@
 #include "private.h"
 #include "engine-private.h"
 
-LIBLOOP_EXPORT int loop_state_daemon_alive(const struct loop_state *st)
+LIBLOOP_EXPORT int loop_state_alive(const struct loop_state *st)
 {
 	const struct loop_engine_ops *ops = loop_engine_ops_get(st->engine);
 
