@@ -63,7 +63,7 @@ static void __attribute__((noreturn)) usage(void)
 	fputs("\nEncryption options:\n", out);
 	opt_print_section(out, &losetup_opts, 1, SEC_CRYPT);
 	fputs(" Swap on a device backed by a file is unsafe without --swap.\n", out);
-	fputs("\nEncryption output columns (with -O):\n", out);
+	fputs("\nEncryption output columns:\n", out);
 	for (i = COL_UL_COUNT; i < COL_COUNT; i++)
 		fprintf(out, " %12s  %s\n", column_infos[i].name, column_infos[i].help);
 	fprintf(out, "\nFor more details see %s.\n", "losetup(8)");
@@ -173,7 +173,13 @@ static void parse_options(int argc, char **argv, struct cmdline *cl, struct loop
 			cl->list_mode = true;
 			break;
 		case OPT_OUTPUT_ALL:
+			/* util-linux 2.40: a table, even with -a or alone */
 			columns_set_all(&cl->list);
+			cl->list_mode = true;
+			break;
+		case OPT_REF:
+			/* like util-linux, ignored when nothing is set up */
+			cl->create.refname = optarg;
 			break;
 		case 'P':
 			cl->create.lo_flags |= LO_FLAGS_PARTSCAN;
