@@ -161,6 +161,11 @@ int loopdev_get_ref(struct loopdev *ld, char **ref);
  * is gone) /sys/block/NAME/dev. -ENOENT when neither exists.
  */
 int loopdev_get_devno(struct loopdev *ld, dev_t *devno);
+/*
+ * 1 when the device is "lost": the kernel has it (/sys/block/NAME) but
+ * its node in /dev is gone; 0 otherwise.
+ */
+int loopdev_is_lost(struct loopdev *ld);
 /* Backing file device and inode numbers (ioctl only, needs permission). */
 int loopdev_get_backing_dev(struct loopdev *ld, dev_t *dev, ino_t *ino);
 /* Offset, sizelimit: from sysfs where it exists, else the ioctl. */

@@ -2,12 +2,15 @@
 /* The classic one-line-per-device format of "losetup -a" and "losetup DEV". */
 #include "config.h"
 
+#include <err.h>
 #include <errno.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "losetup.h"
 
@@ -54,10 +57,10 @@ int print_device_line(struct loopdev *ld)
 		return rc;
 	}
 	if (loopdev_get_backing_dev(ld, &dev, &ino) == 0 && (dev || ino))
-		printf("%s: [%04jd]:%ju (%s)", loopdev_get_path(ld),
+		printf("%s: [%04jd]:%ju (%s)", device_name(ld),
 		       (intmax_t)dev, (uintmax_t)ino, file);
-	else	/* without permission for the status ioctl */
-		printf("%s: []: (%s)", loopdev_get_path(ld), file);
+	else	/* without permission for the status ioctl, or lost */
+		printf("%s: []: (%s)", device_name(ld), file);
 
 	if (loopdev_get_offset(ld, &v) == 0 && v)
 		printf(", offset %ju", (uintmax_t)v);
@@ -81,6 +84,25 @@ static int print_cb(struct loopdev *ld, void *data)
 {
 	print_device_line(ld);
 	return 0;
+}
+
+const char *device_name(struct loopdev *ld)
+{
+	static char name[PATH_MAX + 8];
+
+	if (!loopdev_is_lost(ld))
+		return loopdev_get_path(ld);
+	snprintf(name, sizeof(name), "%s (lost)", loopdev_get_path(ld));
+	return name;
+}
+
+void warn_lost(struct loopdev *ld)
+{
+	dev_t devno = 0;
+
+	if (loopdev_is_lost(ld) && loopdev_get_devno(ld, &devno) == 0 && devno)
+		warnx("device node %s (%u:%u) is lost. You may use mknod(1) to recover it.",
+		      loopdev_get_path(ld), major(devno), minor(devno));
 }
 
 int show_all_lines(struct file_filter *f)

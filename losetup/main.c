@@ -316,7 +316,10 @@ static void resolve_action(int argc, char **argv, struct cmdline *cl, struct loo
 
 static int detach_one(struct loopdev *ld)
 {
-	return detach_device(ld) ? -1 : 0;
+	if (!detach_device(ld))
+		return 0;
+	warn_lost(ld);
+	return -1;
 }
 
 static int detach_cb(struct loopdev *ld, void *data)
@@ -334,7 +337,7 @@ static int find_free(struct loopdev *ld)
 		warn("cannot find an unused loop device");
 		return rc;
 	}
-	printf("%s\n", loopdev_get_path(ld));
+	printf("%s\n", device_name(ld));
 	return 0;
 }
 
@@ -454,6 +457,10 @@ int main(int argc, char **argv)
 	parse_options(argc, argv, &cl, ld);
 	resolve_action(argc, argv, &cl, ld);
 	res = run(&cl, ld, argc, argv);
+	/* as util-linux: a failure on a device whose node is gone says so */
+	if (res && (cl.act == A_SET_CAPACITY || cl.act == A_CREATE ||
+		    cl.act == A_SET_DIRECT_IO || cl.act == A_SET_BLOCKSIZE))
+		warn_lost(ld);
 
 	loopdev_free(ld);
 	if (fflush(stdout) != 0 || ferror(stdout)) {

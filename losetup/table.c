@@ -176,7 +176,7 @@ static char *cell(struct loopdev *ld, int col, bool unpadded)
 		return s;
 	switch (col) {
 	case COL_NAME:
-		return strdup(loopdev_get_path(ld));
+		return strdup(device_name(ld));
 	case COL_BACK_FILE:
 		return loopdev_get_backing_file(ld, &s) == 0 ? s : NULL;
 	case COL_OFFSET:

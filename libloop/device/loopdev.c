@@ -222,33 +222,6 @@ LIBLOOP_EXPORT int loopdev_get_ref(struct loopdev *ld, char **ref)
 	return *ref ? 0 : -ENOMEM;
 }
 
-LIBLOOP_EXPORT int loopdev_get_devno(struct loopdev *ld, dev_t *devno)
-{
-	const char *name = strrchr(ld->path, '/');
-	char sys[sizeof("/sys/block/") + sizeof(ld->path)];
-	char *text = NULL;
-	unsigned int maj, min;
-	struct stat st;
-	int rc;
-
-	if (!ld->path[0])
-		return -EINVAL;
-	if (stat(ld->path, &st) == 0 && S_ISBLK(st.st_mode)) {
-		*devno = st.st_rdev;
-		return 0;
-	}
-	/* a device whose node is gone ("lost") still has its sysfs entry */
-	snprintf(sys, sizeof(sys), "/sys/block/%s", name ? name + 1 : ld->path);
-	rc = loop_sysfs_read_string(sys, "dev", &text);
-	if (rc)
-		return rc;
-	rc = sscanf(text, "%u:%u", &maj, &min) == 2 ? 0 : -EINVAL;
-	free(text);
-	if (rc == 0)
-		*devno = makedev(maj, min);
-	return rc;
-}
-
 LIBLOOP_EXPORT int loopdev_get_backing_dev(struct loopdev *ld, dev_t *dev, ino_t *ino)
 {
 	int rc = loopdev_get_status(ld, NULL);

@@ -11,7 +11,21 @@ setup() {
 	DEV1=$(attach "$IMG1")
 	DEV2=$(attach -o 4096 --sizelimit 1M -r "$IMG2")
 }
-teardown() { common_teardown; }
+teardown() {
+	# the nodes a test removed come back before anything is detached
+	local dev mm
+	while read -r dev mm; do
+		[ -e "$dev" ] || mknod -m 600 "$dev" b $mm
+	done < <(cat "$TESTDIR/lost" 2>/dev/null)
+	common_teardown
+}
+
+# lose DEV: remove DEV's node (the kernel keeps the device); teardown
+# makes it again
+lose() {
+	echo "$1 $(stat -L -c '%Hr %Lr' "$1")" >> "$TESTDIR/lost"
+	rm "$1"
+}
 
 # util-linux 2.42's columns, in its order (its --output-all), and ours
 UL_ALL=NAME,AUTOCLEAR,BACK-FILE,BACK-INO,BACK-MAJ:MIN,BACK-MAJ,BACK-MIN,MAJ:MIN,MAJ,MIN,OFFSET,PARTSCAN,REF,RO,SIZELIMIT,DIO,LOG-SEC
@@ -160,6 +174,40 @@ OUR_COLS=CIPHER,KEYBITS,ENGINE,MULTIKEY
 	[[ "${lines[0]}" == "NAME "* ]]
 	run "$OUR_LOSETUP" -n --raw --output-all -O NAME "$DEV1"
 	[ "$output" = "$DEV1" ]
+}
+
+@test "a lost device (its node gone): \"(lost)\" and util-linux 2.40's hint" {
+	local ul42 img dev mm ul_f
+	ul_newer sid
+	ul42=$UL_NEWER
+	img=$(make_image lost.img 1048576)
+	dev=$(attach "$img")
+	mm=$(stat -L -c '%Hr:%Lr' "$dev")
+	lose "$dev"
+	# the -a line, the table row and --raw: compared with util-linux 2.42
+	diff -u <("$ul42" -a | grep "^$dev ") <("$OUR_LOSETUP" -a | grep "^$dev ")
+	[ "$("$OUR_LOSETUP" -a | grep "^$dev ")" = "$dev (lost): []: ($img)" ]
+	diff -u <("$ul42" -l | grep "^$dev ") <("$OUR_LOSETUP" -l | grep "^$dev ")
+	run "$OUR_LOSETUP" -n --raw -O NAME,MAJ:MIN,BACK-FILE
+	[[ "$output" == *"$dev\\x20(lost) $mm $img"* ]]
+	diff -u <("$ul42" -n --raw -O NAME,MAJ:MIN,BACK-FILE | grep "^$dev") \
+		<("$OUR_LOSETUP" -n --raw -O NAME,MAJ:MIN,BACK-FILE | grep "^$dev")
+
+	# free and lost: setting it up fails, and says how to get it back
+	mknod -m 600 "$dev" b ${mm/:/ }
+	"$UL_LOSETUP" -d "$dev"
+	lose "$dev"
+	UL_LOSETUP=$ul42 run_both "$dev" "$img"
+	[ "$BOTH_STATUS" -eq 1 ]
+	[ "$BOTH_ERR" = "losetup: $dev: failed to set up loop device: No such file or directory
+losetup: device node $dev ($mm) is lost. You may use mknod(1) to recover it." ]
+	# -f finds the first free device, which may be this one
+	run "$ul42" -f
+	ul_f=$output
+	run "$OUR_LOSETUP" -f
+	[ "$status" -eq 0 ]
+	[ "$output" = "$ul_f" ]
+	[[ "$output" != "$dev"* ]] || [ "$output" = "$dev (lost)" ]
 }
 
 @test "--help and --version" {
