@@ -2,15 +2,12 @@
 /* The classic one-line-per-device format of "losetup -a" and "losetup DEV". */
 #include "config.h"
 
-#include <err.h>
 #include <errno.h>
-#include <limits.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 
 #include "losetup.h"
 
@@ -84,25 +81,6 @@ static int print_cb(struct loopdev *ld, void *data)
 {
 	print_device_line(ld);
 	return 0;
-}
-
-const char *device_name(struct loopdev *ld)
-{
-	static char name[PATH_MAX + 8];
-
-	if (!loopdev_is_lost(ld))
-		return loopdev_get_path(ld);
-	snprintf(name, sizeof(name), "%s (lost)", loopdev_get_path(ld));
-	return name;
-}
-
-void warn_lost(struct loopdev *ld)
-{
-	dev_t devno = 0;
-
-	if (loopdev_is_lost(ld) && loopdev_get_devno(ld, &devno) == 0 && devno)
-		warnx("device node %s (%u:%u) is lost. You may use mknod(1) to recover it.",
-		      loopdev_get_path(ld), major(devno), minor(devno));
 }
 
 int show_all_lines(struct file_filter *f)

@@ -99,12 +99,13 @@ void columns_set_all(struct list_opts *lo);
 int show_table(struct loopdev *ld, const struct list_opts *lo,
 	       struct file_filter *f);
 
-/* list.c: the classic "-a" line format */
-/* The device's path, with util-linux's " (lost)" when its node is gone
- * (static storage). */
+/* lost.c: the device's path, with util-linux's " (lost)" when its node
+ * is gone (static storage) */
 const char *device_name(struct loopdev *ld);
 /* util-linux's hint about a lost device, when @ld is one */
 void warn_lost(struct loopdev *ld);
+
+/* list.c: the classic "-a" line format */
 int print_device_line(struct loopdev *ld);
 int show_all_lines(struct file_filter *f);
 
