@@ -66,6 +66,9 @@ struct loop_attach_opts {
 	 */
 	void (*warn)(const char *text, void *data);
 	void *warn_data;
+
+	/* the device's reference (losetup --loop-ref); NULL: the image */
+	const char *ref;
 };
 
 /* An option that a message's text names. */

@@ -82,6 +82,9 @@ struct loop_engine_config {
 	int force;			/* attach even if the image is in use read-write */
 	enum loop_engine_kind engine;	/* AUTO resolves with loop_engine_choose() */
 	const char *fuse_daemon;	/* NULL: LIBEXECDIR/cryptoloop-fuse */
+	/* the device's reference (losetup --loop-ref), kept in the record
+	 * and in the loop device's lo_file_name; NULL or "": the image */
+	const char *ref;
 };
 
 /*
@@ -107,6 +110,12 @@ ino_t loop_state_get_image_ino(const struct loop_state *st);
 /* The range as the user gave it, in bytes; sizelimit 0: to the end. */
 uint64_t loop_state_get_offset(const struct loop_state *st);
 uint64_t loop_state_get_sizelimit(const struct loop_state *st);
+/*
+ * The device's reference given at attach (losetup --loop-ref), cut to 63
+ * bytes like the kernel's lo_file_name; "" when none was given (the loop
+ * device then holds the image's path, which util-linux shows as REF).
+ */
+const char *loop_state_get_ref(const struct loop_state *st);
 /* The cipher spec's name, "" for passthrough. */
 const char *loop_state_get_cipher(const struct loop_state *st);
 unsigned int loop_state_get_key_bits(const struct loop_state *st);

@@ -90,7 +90,8 @@ struct loopdev_config {
 	const unsigned char *key;
 	uint32_t key_size;
 	uint64_t init[2];		/* lo_init; engines read [0] as a signed IV bias */
-	/* name recorded in lo_file_name when backing_fd is used */
+	/* name recorded in lo_file_name (the device's reference, cut to 63
+	 * bytes); NULL or "": the backing file's canonical path */
 	const char *file_name;
 };
 
@@ -150,6 +151,23 @@ int loopdev_get_status(struct loopdev *ld, struct loop_info64 *info);
  * *path is malloc'ed.
  */
 int loopdev_get_backing_file(struct loopdev *ld, char **path);
+/*
+ * The device's reference: lo_file_name from the ioctl (util-linux's REF
+ * column, set with losetup --loop-ref; the backing file's path when none
+ * was given), at most 63 bytes. *ref is malloc'ed. -ENXIO when not
+ * attached, -EACCES without permission for the ioctl.
+ */
+int loopdev_get_ref(struct loopdev *ld, char **ref);
+/*
+ * The device number: the node's rdev, else (a "lost" device, whose node
+ * is gone) /sys/block/NAME/dev. -ENOENT when neither exists.
+ */
+int loopdev_get_devno(struct loopdev *ld, dev_t *devno);
+/*
+ * 1 when the device is "lost": the kernel has it (/sys/block/NAME) but
+ * its node in /dev is gone; 0 otherwise.
+ */
+int loopdev_is_lost(struct loopdev *ld);
 /* Backing file device and inode numbers (ioctl only, needs permission). */
 int loopdev_get_backing_dev(struct loopdev *ld, dev_t *dev, ino_t *ino);
 /* Offset, sizelimit: from sysfs where it exists, else the ioctl. */

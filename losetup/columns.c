@@ -11,18 +11,25 @@
 
 const struct column_info column_infos[COL_COUNT] = {
 	[COL_AUTOCLR]     = { "AUTOCLEAR",    1,    SCOLS_FL_RIGHT, "autoclear flag set", SCOLS_JSON_BOOLEAN },
-	[COL_BACK_FILE]   = { "BACK-FILE",    0.3,  0, "device backing file", 0 },
+	/* util-linux 2.39: a long path must not widen the table */
+	[COL_BACK_FILE]   = { "BACK-FILE",    0.3,  SCOLS_FL_NOEXTREMES, "device backing file", 0 },
 	[COL_BACK_INO]    = { "BACK-INO",     4,    SCOLS_FL_RIGHT, "backing file inode number", SCOLS_JSON_NUMBER },
 	[COL_BACK_MAJMIN] = { "BACK-MAJ:MIN", 6,    0, "backing file major:minor device number", 0 },
+	/* strings in util-linux's JSON, unlike MAJ and MIN */
+	[COL_BACK_MAJ]    = { "BACK-MAJ",     6,    0, "backing file major device number", 0 },
+	[COL_BACK_MIN]    = { "BACK-MIN",     6,    0, "backing file minor device number", 0 },
 	[COL_NAME]        = { "NAME",         0.25, 0, "loop device name", 0 },
 	[COL_OFFSET]      = { "OFFSET",       5,    SCOLS_FL_RIGHT, "offset from the beginning", SCOLS_JSON_NUMBER },
 	[COL_PARTSCAN]    = { "PARTSCAN",     1,    SCOLS_FL_RIGHT, "partscan flag set", SCOLS_JSON_BOOLEAN },
 	[COL_RO]          = { "RO",           1,    SCOLS_FL_RIGHT, "read-only device", SCOLS_JSON_BOOLEAN },
 	[COL_SIZELIMIT]   = { "SIZELIMIT",    5,    SCOLS_FL_RIGHT, "size limit of the file in bytes", SCOLS_JSON_NUMBER },
 	[COL_MAJMIN]      = { "MAJ:MIN",      3,    0, "loop device major:minor number", 0 },
+	[COL_MAJ]         = { "MAJ",          1,    SCOLS_FL_RIGHT, "loop device major number", SCOLS_JSON_NUMBER },
+	[COL_MIN]         = { "MIN",          1,    SCOLS_FL_RIGHT, "loop device minor number", SCOLS_JSON_NUMBER },
+	[COL_REF]         = { "REF",          0.1,  0, "loop device reference string", 0 },
 	[COL_DIO]         = { "DIO",          1,    SCOLS_FL_RIGHT, "access backing file with direct-io", SCOLS_JSON_BOOLEAN },
 	[COL_LOGSEC]      = { "LOG-SEC",      4,    SCOLS_FL_RIGHT, "logical sector size in bytes", SCOLS_JSON_NUMBER },
-	/* ours: only with -O, so util-linux's default and --output-all stay */
+	/* ours: with -O, and after util-linux's with --output-all */
 	[COL_CIPHER]      = { "CIPHER",       6,    0, "encryption cipher name", 0 },
 	[COL_KEYBITS]     = { "KEYBITS",      4,    SCOLS_FL_RIGHT, "encryption key size in bits", SCOLS_JSON_NUMBER },
 	[COL_ENGINE]      = { "ENGINE",       4,    0, "encryption engine (kmod, xfer, dm, fuse)", 0 },
@@ -101,9 +108,9 @@ void columns_set_default(struct list_opts *lo)
 	lo->ncolumns = i;
 }
 
-/* util-linux's columns: scripts compare --output-all with util-linux */
+/* util-linux's columns in its order, then ours */
 void columns_set_all(struct list_opts *lo)
 {
-	for (lo->ncolumns = 0; lo->ncolumns < COL_UL_COUNT; lo->ncolumns++)
+	for (lo->ncolumns = 0; lo->ncolumns < COL_COUNT; lo->ncolumns++)
 		lo->columns[lo->ncolumns] = (int)lo->ncolumns;
 }

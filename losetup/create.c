@@ -57,6 +57,7 @@ static void fill_config(struct loopdev_config *cfg, const struct create_opts *c)
 	cfg->sizelimit = c->sizelimit;
 	cfg->block_size = (uint32_t)c->blocksize;
 	cfg->lo_flags = c->lo_flags;
+	cfg->file_name = c->refname;
 }
 
 int create_loop(struct loopdev *ld, const struct create_opts *c)

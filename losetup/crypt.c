@@ -49,6 +49,7 @@ int create_encrypted(struct loopdev *ld, const struct create_opts *c,
 	int rc;
 
 	o.image = c->file;
+	o.ref = c->refname;
 	o.offset = c->offset;
 	o.sizelimit = c->sizelimit;
 	o.lo_flags = c->lo_flags;

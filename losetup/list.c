@@ -54,10 +54,10 @@ int print_device_line(struct loopdev *ld)
 		return rc;
 	}
 	if (loopdev_get_backing_dev(ld, &dev, &ino) == 0 && (dev || ino))
-		printf("%s: [%04jd]:%ju (%s)", loopdev_get_path(ld),
+		printf("%s: [%04jd]:%ju (%s)", device_name(ld),
 		       (intmax_t)dev, (uintmax_t)ino, file);
-	else	/* without permission for the status ioctl */
-		printf("%s: []: (%s)", loopdev_get_path(ld), file);
+	else	/* without permission for the status ioctl, or lost */
+		printf("%s: []: (%s)", device_name(ld), file);
 
 	if (loopdev_get_offset(ld, &v) == 0 && v)
 		printf(", offset %ju", (uintmax_t)v);

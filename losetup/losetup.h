@@ -33,14 +33,19 @@ enum losetup_column {
 	COL_BACK_FILE,
 	COL_BACK_INO,
 	COL_BACK_MAJMIN,
+	COL_BACK_MAJ,
+	COL_BACK_MIN,
 	COL_MAJMIN,
+	COL_MAJ,
+	COL_MIN,
 	COL_OFFSET,
 	COL_PARTSCAN,
+	COL_REF,
 	COL_RO,
 	COL_SIZELIMIT,
 	COL_DIO,
 	COL_LOGSEC,
-	COL_UL_COUNT,		/* util-linux's columns end here (--output-all) */
+	COL_UL_COUNT,		/* util-linux's columns end here */
 	COL_CIPHER = COL_UL_COUNT,
 	COL_KEYBITS,
 	COL_ENGINE,
@@ -94,6 +99,12 @@ void columns_set_all(struct list_opts *lo);
 int show_table(struct loopdev *ld, const struct list_opts *lo,
 	       struct file_filter *f);
 
+/* lost.c: the device's path, with util-linux's " (lost)" when its node
+ * is gone (static storage) */
+const char *device_name(struct loopdev *ld);
+/* util-linux's hint about a lost device, when @ld is one */
+void warn_lost(struct loopdev *ld);
+
 /* list.c: the classic "-a" line format */
 int print_device_line(struct loopdev *ld);
 int show_all_lines(struct file_filter *f);
@@ -106,6 +117,7 @@ struct create_opts {
 	uint64_t blocksize;
 	uint32_t lo_flags;
 	bool nooverlap;
+	const char *refname;	/* --loop-ref; NULL: the file's path */
 };
 int create_loop(struct loopdev *ld, const struct create_opts *c);
 

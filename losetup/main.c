@@ -63,7 +63,7 @@ static void __attribute__((noreturn)) usage(void)
 	fputs("\nEncryption options:\n", out);
 	opt_print_section(out, &losetup_opts, 1, SEC_CRYPT);
 	fputs(" Swap on a device backed by a file is unsafe without --swap.\n", out);
-	fputs("\nEncryption output columns (with -O):\n", out);
+	fputs("\nEncryption output columns:\n", out);
 	for (i = COL_UL_COUNT; i < COL_COUNT; i++)
 		fprintf(out, " %12s  %s\n", column_infos[i].name, column_infos[i].help);
 	fprintf(out, "\nFor more details see %s.\n", "losetup(8)");
@@ -173,7 +173,13 @@ static void parse_options(int argc, char **argv, struct cmdline *cl, struct loop
 			cl->list_mode = true;
 			break;
 		case OPT_OUTPUT_ALL:
+			/* util-linux 2.40: a table, even with -a or alone */
 			columns_set_all(&cl->list);
+			cl->list_mode = true;
+			break;
+		case OPT_REF:
+			/* like util-linux, ignored when nothing is set up */
+			cl->create.refname = optarg;
 			break;
 		case 'P':
 			cl->create.lo_flags |= LO_FLAGS_PARTSCAN;
@@ -310,7 +316,10 @@ static void resolve_action(int argc, char **argv, struct cmdline *cl, struct loo
 
 static int detach_one(struct loopdev *ld)
 {
-	return detach_device(ld) ? -1 : 0;
+	if (!detach_device(ld))
+		return 0;
+	warn_lost(ld);
+	return -1;
 }
 
 static int detach_cb(struct loopdev *ld, void *data)
@@ -328,7 +337,7 @@ static int find_free(struct loopdev *ld)
 		warn("cannot find an unused loop device");
 		return rc;
 	}
-	printf("%s\n", loopdev_get_path(ld));
+	printf("%s\n", device_name(ld));
 	return 0;
 }
 
@@ -448,6 +457,10 @@ int main(int argc, char **argv)
 	parse_options(argc, argv, &cl, ld);
 	resolve_action(argc, argv, &cl, ld);
 	res = run(&cl, ld, argc, argv);
+	/* as util-linux: a failure on a device whose node is gone says so */
+	if (res && (cl.act == A_SET_CAPACITY || cl.act == A_CREATE ||
+		    cl.act == A_SET_DIRECT_IO || cl.act == A_SET_BLOCKSIZE))
+		warn_lost(ld);
 
 	loopdev_free(ld);
 	if (fflush(stdout) != 0 || ferror(stdout)) {

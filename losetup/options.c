@@ -24,6 +24,7 @@ static const struct opt_desc opt_table[] = {
 	{ "partscan",     no_argument,       'P', NULL, "create a partitioned loop device", SEC_SETUP },
 	{ "read-only",    no_argument,       'r', NULL, "set up a read-only loop device", SEC_SETUP },
 	{ "direct-io",    optional_argument, OPT_DIO, "[=<on|off>]", "open backing file with O_DIRECT", SEC_SETUP },
+	{ "loop-ref",     required_argument, OPT_REF, "<string>", "loop device reference", SEC_SETUP },
 	{ "show",         no_argument,       OPT_SHOW, NULL, "print device name after setup (with -f)", SEC_SETUP },
 	{ "verbose",      no_argument,       'v', NULL, "verbose mode", SEC_SETUP },
 	/* output options */

@@ -18,8 +18,6 @@
 
 #include "losetup.h"
 
-#define LOOP_MAJOR 7
-
 static char *fmt_u64(uint64_t v)
 {
 	char *s = NULL;
@@ -29,14 +27,39 @@ static char *fmt_u64(uint64_t v)
 	return s;
 }
 
-/* util-linux pads a device's own numbers to 3, a backing device's to 8 */
-static char *fmt_majmin(dev_t dev, bool backing)
+/* How one column of @dev reads: "MAJ:MIN", the major or the minor. */
+static char *fmt_dev(dev_t dev, int col, bool unpadded)
 {
 	char *s = NULL;
-	int n = backing ? asprintf(&s, "%8u:%-3u", major(dev), minor(dev)) :
-			  asprintf(&s, "%3u:%-3u", major(dev), minor(dev));
+	int n;
 
+	switch (col) {
+	case COL_MAJ:
+	case COL_BACK_MAJ:
+		n = asprintf(&s, "%u", major(dev));
+		break;
+	case COL_MIN:
+	case COL_BACK_MIN:
+		n = asprintf(&s, "%u", minor(dev));
+		break;
+	default:
+		/* util-linux pads a device's own numbers to 3, a backing
+		 * device's to 8, except in --raw and --json */
+		n = unpadded ? asprintf(&s, "%u:%u", major(dev), minor(dev)) :
+		    col == COL_BACK_MAJMIN ? asprintf(&s, "%8u:%-3u", major(dev), minor(dev)) :
+		    asprintf(&s, "%3u:%-3u", major(dev), minor(dev));
+	}
 	if (n < 0)
+		err(EXIT_FAILURE, "failed to add output data");
+	return s;
+}
+
+/* The kernel's reference field is 64 bytes: a longer image path is cut. */
+static char *fmt_ref(const char *ref)
+{
+	char *s = strndup(ref, LO_NAME_SIZE - 1);
+
+	if (!s)
 		err(EXIT_FAILURE, "failed to add output data");
 	return s;
 }
@@ -50,16 +73,11 @@ static int loopless_cell(struct loopdev *ld, const struct loop_state *cs, int co
 			 char **res)
 {
 	const char *path = loopdev_get_path(ld);
-	struct stat st;
 	int fd, ssz;
 
 	if (loopdev_is_loop_device(path))
 		return 0;
 	switch (col) {
-	case COL_MAJMIN:
-		if (stat(path, &st) == 0 && S_ISBLK(st.st_mode))
-			*res = fmt_majmin(st.st_rdev, false);
-		return 1;
 	case COL_RO:
 		*res = strdup(loop_state_is_readonly(cs) ? "1" : "0");
 		return 1;
@@ -85,10 +103,10 @@ static int loopless_cell(struct loopdev *ld, const struct loop_state *cs, int co
  * An encrypted device's cells: the real image and the range the user
  * gave, not the engine's FUSE file. 1 when @col was answered.
  */
-static int crypt_cell(struct loopdev *ld, int col, char **res)
+static int crypt_cell(struct loopdev *ld, int col, bool unpadded, char **res)
 {
 	const struct loop_state *cs = crypt_state(ld);
-	const char *cipher;
+	const char *text;
 
 	*res = NULL;
 	if (!cs) {
@@ -112,11 +130,18 @@ static int crypt_cell(struct loopdev *ld, int col, char **res)
 		*res = fmt_u64((uint64_t)loop_state_get_image_ino(cs));
 		return 1;
 	case COL_BACK_MAJMIN:
-		*res = fmt_majmin(loop_state_get_image_dev(cs), true);
+	case COL_BACK_MAJ:
+	case COL_BACK_MIN:
+		*res = fmt_dev(loop_state_get_image_dev(cs), col, unpadded);
+		return 1;
+	case COL_REF:
+		/* the user's, never the FUSE engine's internal file */
+		text = loop_state_get_ref(cs);
+		*res = fmt_ref(text[0] ? text : loop_state_get_image(cs));
 		return 1;
 	case COL_CIPHER:
-		cipher = loop_state_get_cipher(cs);
-		*res = cipher[0] ? strdup(cipher) : NULL;
+		text = loop_state_get_cipher(cs);
+		*res = text[0] ? strdup(text) : NULL;
 		return 1;
 	case COL_KEYBITS:
 		*res = loop_state_get_key_bits(cs) ?
@@ -140,19 +165,18 @@ static int crypt_cell(struct loopdev *ld, int col, char **res)
 	}
 }
 
-static char *cell(struct loopdev *ld, int col)
+static char *cell(struct loopdev *ld, int col, bool unpadded)
 {
 	char *s = NULL;
 	uint64_t v;
 	dev_t dev = 0;
 	ino_t ino = 0;
-	struct stat st;
 
-	if (crypt_cell(ld, col, &s))
+	if (crypt_cell(ld, col, unpadded, &s))
 		return s;
 	switch (col) {
 	case COL_NAME:
-		return strdup(loopdev_get_path(ld));
+		return strdup(device_name(ld));
 	case COL_BACK_FILE:
 		return loopdev_get_backing_file(ld, &s) == 0 ? s : NULL;
 	case COL_OFFSET:
@@ -160,15 +184,19 @@ static char *cell(struct loopdev *ld, int col)
 	case COL_SIZELIMIT:
 		return loopdev_get_sizelimit(ld, &v) == 0 ? fmt_u64(v) : NULL;
 	case COL_BACK_MAJMIN:
+	case COL_BACK_MAJ:
+	case COL_BACK_MIN:
 		if (loopdev_get_backing_dev(ld, &dev, NULL) == 0 && dev)
-			return fmt_majmin(dev, true);
+			return fmt_dev(dev, col, unpadded);
 		return NULL;
 	case COL_MAJMIN:
-		if (stat(loopdev_get_path(ld), &st) == 0 && S_ISBLK(st.st_mode) &&
-		    (major(st.st_rdev) == LOOP_MAJOR ||
-		     loopdev_get_kind(ld) != LOOPDEV_KIND_LOOP))
-			return fmt_majmin(st.st_rdev, false);
+	case COL_MAJ:
+	case COL_MIN:
+		if (loopdev_get_devno(ld, &dev) == 0 && dev)
+			return fmt_dev(dev, col, unpadded);
 		return NULL;
+	case COL_REF:
+		return loopdev_get_ref(ld, &s) == 0 ? s : NULL;
 	case COL_BACK_INO:
 		if (loopdev_get_backing_dev(ld, NULL, &ino) == 0 && ino)
 			return fmt_u64(ino);
@@ -197,7 +225,7 @@ static int add_line(struct libscols_table *tb, struct loopdev *ld,
 	if (!ln)
 		err(EXIT_FAILURE, "failed to allocate output line");
 	for (i = 0; i < lo->ncolumns; i++) {
-		char *data = cell(ld, lo->columns[i]);
+		char *data = cell(ld, lo->columns[i], lo->raw || lo->json);
 
 		if (data && scols_line_refer_data(ln, i, data))
 			err(EXIT_FAILURE, "failed to add output data");

@@ -159,6 +159,7 @@ int attach_luks(struct loopdev *ld, const struct loop_attach_opts *o,
 	cfg.lo_flags = o->lo_flags;
 	cfg.force = o->force;
 	cfg.engine = LOOP_ENGINE_DM;
+	cfg.ref = o->ref;
 	rc = loop_engine_attach_luks(ld, &cfg, &luks, &st, &who);
 	loop_pass_free(pass);
 	if (rc)

@@ -231,6 +231,7 @@ static int attach(struct loopdev *ld, const struct loop_attach_opts *o, char *de
 	cfg.force = o->force;
 	cfg.engine = kind;
 	cfg.fuse_daemon = fuse_daemon(o);
+	cfg.ref = o->ref;
 	rc = choose_engine(o, &cfg, m);
 	if (!rc) {
 		rc = loop_engine_attach(ld, &cfg, &st, &who);

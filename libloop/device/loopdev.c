@@ -193,6 +193,7 @@ LIBLOOP_EXPORT int loopdev_get_status(struct loopdev *ld, struct loop_info64 *in
 
 LIBLOOP_EXPORT int loopdev_get_backing_file(struct loopdev *ld, char **path)
 {
+	char name[LO_NAME_SIZE];
 	int rc;
 
 	/* where sysfs exists it is authoritative, as it is for util-linux */
@@ -202,11 +203,23 @@ LIBLOOP_EXPORT int loopdev_get_backing_file(struct loopdev *ld, char **path)
 	rc = loopdev_get_status(ld, NULL);
 	if (rc)
 		return rc;
-	/* the ioctl name is cut at 63 bytes; mark it the way util-linux does */
-	ld->info.lo_file_name[LO_NAME_SIZE - 2] = '*';
-	ld->info.lo_file_name[LO_NAME_SIZE - 1] = '\0';
-	*path = strdup((const char *)ld->info.lo_file_name);
+	/* the ioctl name is cut at 63 bytes; mark it the way util-linux
+	 * does, in a copy: the cached name is also the device's reference */
+	memcpy(name, ld->info.lo_file_name, LO_NAME_SIZE);
+	name[LO_NAME_SIZE - 2] = '*';
+	name[LO_NAME_SIZE - 1] = '\0';
+	*path = strdup(name);
 	return *path ? 0 : -ENOMEM;
+}
+
+LIBLOOP_EXPORT int loopdev_get_ref(struct loopdev *ld, char **ref)
+{
+	int rc = loopdev_get_status(ld, NULL);
+
+	if (rc)
+		return rc;
+	*ref = strndup((const char *)ld->info.lo_file_name, LO_NAME_SIZE - 1);
+	return *ref ? 0 : -ENOMEM;
 }
 
 LIBLOOP_EXPORT int loopdev_get_backing_dev(struct loopdev *ld, dev_t *dev, ino_t *ino)

@@ -153,7 +153,8 @@ LIBLOOP_EXPORT int loopdev_attach(struct loopdev *ld, const struct loopdev_confi
 			canon = strdup(cfg->backing_file);
 		if (!canon)
 			return -ENOMEM;
-		name = canon;
+		if (!name || !*name)
+			name = canon;
 	}
 	file_fd = open_backing(cfg, canon, &lo_flags);
 	if (file_fd < 0) {

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -85,21 +86,57 @@ int loop_sysfs_read_u64(const char *dir, const char *attr, uint64_t *res)
 	return rc;
 }
 
+LIBLOOP_EXPORT int loopdev_get_devno(struct loopdev *ld, dev_t *devno)
+{
+	const char *name = strrchr(ld->path, '/');
+	char sys[sizeof("/sys/block/") + sizeof(ld->path)];
+	char *text = NULL;
+	unsigned int maj, min;
+	struct stat st;
+	int rc;
+
+	if (!ld->path[0])
+		return -EINVAL;
+	if (stat(ld->path, &st) == 0 && S_ISBLK(st.st_mode)) {
+		*devno = st.st_rdev;
+		return 0;
+	}
+	/* a device whose node is gone ("lost") still has its sysfs entry */
+	snprintf(sys, sizeof(sys), "/sys/block/%s", name ? name + 1 : ld->path);
+	rc = loop_sysfs_read_string(sys, "dev", &text);
+	if (rc)
+		return rc;
+	rc = sscanf(text, "%u:%u", &maj, &min) == 2 ? 0 : -EINVAL;
+	free(text);
+	if (rc == 0)
+		*devno = makedev(maj, min);
+	return rc;
+}
+
+LIBLOOP_EXPORT int loopdev_is_lost(struct loopdev *ld)
+{
+	dev_t devno;
+
+	return ld->path[0] && access(ld->path, F_OK) != 0 &&
+	       loopdev_get_devno(ld, &devno) == 0 && devno;
+}
+
 /*
  * /sys/dev/block/MAJ:MIN of the bound device, found through the device
- * node's rdev so that renamed nodes still work. "" when there is none.
+ * node's rdev so that renamed nodes still work, or by its name when the
+ * node is gone (a "lost" device). "" when there is none.
  */
 const char *loopdev_sysfs_dir(struct loopdev *ld)
 {
-	struct stat st;
+	dev_t devno;
 
 	if (ld->sysfs_probed)
 		return ld->sysfs;
 	ld->sysfs_probed = true;
 	ld->sysfs[0] = '\0';
-	if (stat(ld->path, &st) == 0 && S_ISBLK(st.st_mode)) {
+	if (loopdev_get_devno(ld, &devno) == 0) {
 		snprintf(ld->sysfs, sizeof(ld->sysfs), "/sys/dev/block/%u:%u",
-			 major(st.st_rdev), minor(st.st_rdev));
+			 major(devno), minor(devno));
 		if (access(ld->sysfs, F_OK) != 0)
 			ld->sysfs[0] = '\0';
 	}

@@ -22,6 +22,7 @@ struct loop_state {
 	char device[64];		/* /dev/loopN, /dev/cryptoloopN or
 					 * /dev/mapper/cryptoloop-loopN */
 	char image[PATH_MAX];		/* canonical path of the real image */
+	char ref[LO_NAME_SIZE];		/* --loop-ref, "" for none (the image) */
 	dev_t image_dev;
 	ino_t image_ino;
 	uint64_t offset;		/* as the user gave them */

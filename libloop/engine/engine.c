@@ -180,6 +180,8 @@ static int attach_image(struct loopdev *ld, const struct loop_engine_config *cfg
 		return -ENOMEM;
 	if (!realpath(cfg->image, st->image))
 		snprintf(st->image, sizeof(st->image), "%s", cfg->image);
+	/* the kernel's 64 bytes: what the loop device under it says too */
+	snprintf(st->ref, sizeof(st->ref), "%s", cfg->ref ? cfg->ref : "");
 	st->image_dev = sb.st_dev;
 	st->image_ino = sb.st_ino;
 	st->offset = cfg->offset;

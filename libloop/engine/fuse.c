@@ -231,8 +231,9 @@ static int start_daemon(const struct loop_engine_config *cfg, struct loop_state 
 	return 0;
 }
 
-/* Put a loop device on the daemon's file; the kernel gets the real
- * image's name in lo_file_name. */
+/* Put a loop device on the daemon's file; the kernel gets the user's
+ * reference, else the real image's name, in lo_file_name, never the
+ * daemon's file. */
 static int attach_loop(struct loopdev *ld, const struct loop_engine_config *cfg,
 		       struct loop_state *st)
 {
@@ -251,7 +252,7 @@ static int attach_loop(struct loopdev *ld, const struct loop_engine_config *cfg,
 	}
 	memset(&lc, 0, sizeof(lc));
 	lc.backing_fd = fd;
-	lc.file_name = st->image;
+	lc.file_name = st->ref[0] ? st->ref : st->image;
 	lc.block_size = cfg->block_size;
 	/* direct I/O on the FUSE file: the loop driver then submits requests
 	 * asynchronously, several at once, which keeps the daemon's threads

@@ -65,6 +65,7 @@ static int kmod_attach(struct loopdev *ld, const struct loop_engine_config *cfg,
 	memset(&lc, 0, sizeof(lc));
 	lc.backing_file = cfg->image;
 	lc.backing_fd = -1;
+	lc.file_name = st->ref;
 	lc.offset = cfg->offset;
 	lc.sizelimit = cfg->sizelimit;
 	lc.block_size = cfg->block_size;

@@ -40,6 +40,11 @@ LIBLOOP_EXPORT const char *loop_state_get_image(const struct loop_state *st)
 	return st->image;
 }
 
+LIBLOOP_EXPORT const char *loop_state_get_ref(const struct loop_state *st)
+{
+	return st->ref;
+}
+
 LIBLOOP_EXPORT dev_t loop_state_get_image_dev(const struct loop_state *st)
 {
 	return st->image_dev;

@@ -71,19 +71,21 @@ static void set_str(char *dst, size_t size, const char *val)
  * reader takes a record only when every key is known, none repeats, all
  * are present and every value decodes and fits: anything else is a
  * corrupt record, and a corrupt record is left alone, never acted on.
+ * The one optional key, "ref", comes last and only when not empty, so
+ * that records written before it existed still parse.
  */
 enum rec_field {
 	R_DEVICE, R_IMAGE, R_IMAGE_DEV, R_IMAGE_INO, R_OFFSET, R_SIZELIMIT,
 	R_CIPHER, R_KEY_BITS, R_KEY_COUNT, R_ENCRYPT_TYPE, R_ENGINE,
 	R_READ_ONLY, R_PID, R_PID_START, R_MOUNT, R_FUSE_DEV, R_FUSE_INO,
-	R_BOOT_ID, R_NFIELDS
+	R_BOOT_ID, R_REF, R_NFIELDS
 };
 
 static const char *const rec_keys[R_NFIELDS] = {
 	"device", "image", "image_dev", "image_ino", "offset", "sizelimit",
 	"cipher", "key_bits", "key_count", "encrypt_type", "engine",
 	"read_only", "pid", "pid_start", "mount", "fuse_dev", "fuse_ino",
-	"boot_id",
+	"boot_id", "ref",
 };
 
 /* A record holds two paths and short fields; anything longer is not ours. */
@@ -164,6 +166,8 @@ int loop_state_format(const struct loop_state *st, char *buf, size_t size)
 	put_num(&b, R_FUSE_DEV, st->fuse_dev);
 	put_num(&b, R_FUSE_INO, st->fuse_ino);
 	put_str(&b, R_BOOT_ID, st->boot_id);
+	if (st->ref[0])
+		put_str(&b, R_REF, st->ref);
 	return b.overflow ? -ENAMETOOLONG : (int)b.len;
 }
 
@@ -243,6 +247,8 @@ static int parse_field(struct loop_state *st, enum rec_field f, const char *val,
 	case R_CIPHER: return get_str(st->cipher, sizeof(st->cipher), val, n);
 	case R_MOUNT: return get_str(st->mount, sizeof(st->mount), val, n);
 	case R_BOOT_ID: return get_str(st->boot_id, sizeof(st->boot_id), val, n);
+	/* written only when set: an empty one is not the writer's spelling */
+	case R_REF: return n ? get_str(st->ref, sizeof(st->ref), val, n) : -EBADMSG;
 	case R_ENGINE:
 		if (get_str(name, sizeof(name), val, n) ||
 		    loop_engine_parse(name, &st->engine) ||
@@ -310,7 +316,7 @@ int loop_state_parse(struct loop_state *st, const char *buf, size_t len)
 			return -EBADMSG;
 		p = nl + 1;
 	}
-	if (next != R_NFIELDS || !st->device[0])
+	if (next < R_REF || !st->device[0])
 		return -EBADMSG;
 	return 0;
 }

@@ -106,6 +106,19 @@ static void test_round_trip(void)
 	ok(loop_state_parse(&b, buf, (size_t)n) == 0 && !strcmp(b.image, a.image) &&
 	   !strcmp(b.device, "/dev/loop5"), "and decodes to the same path, device unchanged");
 
+	/* --loop-ref: an optional last line, only when given */
+	ok(!strstr(buf, "\nref="), "no reference: no ref= line (records before it parse)");
+	sample(&a);
+	snprintf(a.ref, sizeof(a.ref), "my ref\n%%");
+	n = loop_state_format(&a, buf, sizeof(buf));
+	ok(n > 0 && strstr(buf, "\nboot_id=") < strstr(buf, "\nref=my ref%0A%25\n"),
+	   "a reference: encoded, after boot_id");
+	memset(&b, 0, sizeof(b));
+	snprintf(b.id, sizeof(b.id), "fuse.abcdef");
+	ok(loop_state_parse(&b, buf, (size_t)n) == 0 && !memcmp(&a, &b, sizeof(a)),
+	   "and parses back to the same record");
+	is_str(loop_state_get_ref(&b), "my ref\n%", "loop_state_get_ref() reads it");
+
 	/* too long to be a record of ours */
 	ok(loop_state_format(&a, buf, 64) == -ENAMETOOLONG, "a small buffer: -ENAMETOOLONG");
 }
@@ -138,6 +151,11 @@ static void test_corrupt(void)
 		{ "cipher", "cipher=0123456789012345678901234567890123456789", "a value too long" },
 		{ "mount", "mount", "a line without '='" },
 		{ "engine", "engine=FUSE", "an engine not spelled as written" },
+		{ "boot_id", "boot_id=x\nref=", "an empty ref (never written)" },
+		{ "boot_id", "boot_id=x\nref=a\nref=b", "a repeated ref" },
+		{ "fuse_ino", "fuse_ino=1\nref=a", "a ref before the last key" },
+		{ "boot_id", "boot_id=x\nref=0123456789012345678901234567890123456789012345678901234567890123",
+		  "a ref past the kernel's 63 bytes" },
 	};
 	struct loop_state st;
 	const char *text;
