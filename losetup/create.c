@@ -4,12 +4,29 @@
 
 #include <err.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "losetup.h"
+
+/*
+ * util-linux 2.40 and later name the device in a failed setup on a given
+ * device whenever that device was not opened: the backing file is opened
+ * first, so a file that cannot be opened names the device too.
+ */
+static bool device_was_opened(struct loopdev *ld, const char *file)
+{
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return loopdev_get_fd(ld, 0) >= 0;
+}
 
 /*
  * -L without a device: reuse an identical device, or refuse an
@@ -97,18 +114,14 @@ int create_loop(struct loopdev *ld, const struct create_opts *c)
 		rc = loopdev_attach_free(ld, LOOPDEV_KIND_LOOP, &cfg, NULL);
 		if (rc && !loopdev_get_path(ld)) {
 			errno = -rc;
-			warnx("cannot find an unused loop device");
+			warn("cannot find an unused loop device");
 			return rc;
 		}
 	}
 	if (rc) {
-		/* name what failed: the device when it cannot be opened */
-		const char *what = c->file;
-
-		if (hasdev && loopdev_get_fd(ld, 0) < 0)
-			what = loopdev_get_path(ld);
 		errno = -rc;
-		warn("%s: failed to set up loop device", what);
+		warn("%s: failed to set up loop device",
+		     hasdev && !device_was_opened(ld, c->file) ? loopdev_get_path(ld) : c->file);
 	}
 	return rc;
 }
@@ -129,6 +142,6 @@ void warn_size(const char *file, uint64_t sizelimit, uint64_t offset, bool has_o
 		warnx("%s: Warning: file is smaller than 512 bytes; the loop device "
 		      "may be useless or invisible for system tools.", file);
 	else if (size % 512)
-		warnx("%s: Warning: file does not fit into a 512-byte sector; "
-		      "the end of the file will be ignored.", file);
+		warnx("%s: Warning: file does not end on a 512-byte sector boundary; "
+		      "the remaining end of the file will be ignored.", file);
 }

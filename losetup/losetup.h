@@ -17,6 +17,7 @@ enum losetup_action {
 	A_CREATE,		/* attach a file to a device */
 	A_DELETE,		/* detach devices */
 	A_DELETE_ALL,
+	A_REMOVE,		/* LOOP_CTL_REMOVE */
 	A_SHOW,			/* list devices (all, or those of a file) */
 	A_SHOW_ONE,
 	A_FIND_FREE,

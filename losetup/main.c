@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * losetup: set up and control loop devices. A drop-in replacement for
- * util-linux 2.38's losetup: the same options, output, messages and exit
+ * util-linux 2.42's losetup: the same options, output, messages and exit
  * statuses, so that no script can tell the difference.
  */
 #include "config.h"
@@ -77,32 +77,36 @@ static void __attribute__((noreturn)) try_help(void)
 	exit(EXIT_FAILURE);
 }
 
-static void __attribute__((noreturn)) report_exclusive(int group)
+/* Every option of the rows has a long name; util-linux falls back to
+ * "-%c" only for options without one. */
+static void __attribute__((noreturn)) report_exclusive(int first, int second)
 {
-	const int *op;
-	int n = 0;
+	const struct opt_desc *a = opt_find(&losetup_opts, 1, first);
+	const struct opt_desc *b = opt_find(&losetup_opts, 1, second);
 
-	fprintf(stderr, "%s: mutually exclusive arguments:", program_invocation_short_name);
-	for (op = opt_excl[group - 1]; *op && n + 1 < EXCL_GROUP_MAX; op++, n++) {
-		const struct opt_desc *o = opt_find(&losetup_opts, 1, *op);
-
-		if (o)
-			fprintf(stderr, " --%s", o->name);
-		else
-			fprintf(stderr, " -%c", *op);
-	}
-	fputc('\n', stderr);
-	exit(EXIT_FAILURE);
+	errx(EXIT_FAILURE, "options --%s and --%s cannot be combined", a->name, b->name);
 }
 
-/* Bind @ld to a device named on the command line (loopdev_set_named()
- * with must_exist), or die like util-linux. */
-static void use_device(struct loopdev *ld, const char *name, bool must_exist)
+/*
+ * Bind @ld to a device named on the command line: the dm engine's
+ * mapping means the loop device under it; any other name is taken as it
+ * is, even one that does not exist, and the action itself fails on it,
+ * as in util-linux 2.40 and later.
+ */
+static int bind_device(struct loopdev *ld, const char *name)
 {
-	int rc = must_exist ? loopdev_set_named(ld, name) : loopdev_set_device(ld, name);
+	int rc = loopdev_set_named(ld, name);
+
+	return rc == -ENODEV ? loopdev_set_device(ld, name) : rc;
+}
+
+/* ... or die like util-linux; @named: a dm mapping may stand for it */
+static void use_device(struct loopdev *ld, const char *name, bool named)
+{
+	int rc = named ? bind_device(ld, name) : loopdev_set_device(ld, name);
 
 	if (rc) {
-		errno = must_exist ? -rc : ENODEV;
+		errno = -rc;
 		err(EXIT_FAILURE, "%s: failed to use device", name);
 	}
 }
@@ -118,7 +122,7 @@ static void parse_options(int argc, char **argv, struct cmdline *cl, struct loop
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		g = excl_check(c, opt_excl, excl_st);
 		if (g)
-			report_exclusive(g);
+			report_exclusive(excl_st[g - 1], c);
 
 		switch (c) {
 		case 'a':
@@ -130,14 +134,15 @@ static void parse_options(int argc, char **argv, struct cmdline *cl, struct loop
 			break;
 		case 'c':
 			cl->act = A_SET_CAPACITY;
-			use_device(ld, optarg, true);
 			break;
 		case 'r':
 			cl->create.lo_flags |= LO_FLAGS_READ_ONLY;
 			break;
 		case 'd':
 			cl->act = A_DELETE;
-			use_device(ld, optarg, true);
+			break;
+		case OPT_REMOVE:
+			cl->act = A_REMOVE;
 			break;
 		case 'D':
 			cl->act = A_DELETE_ALL;
@@ -199,12 +204,13 @@ static void parse_options(int argc, char **argv, struct cmdline *cl, struct loop
 				else if (!strcmp(optarg, "off"))
 					cl->use_dio = 0;
 				else
-					errx(EXIT_FAILURE, "%s: '%s'", "argument error", optarg);
+					errx(EXIT_FAILURE, "unsupported argument: %s", optarg);
 			}
 			if (cl->use_dio)
 				cl->create.lo_flags |= LO_FLAGS_DIRECT_IO;
 			break;
 		case 'v':
+			/* 2.41's no-op, gone from 2.42 */
 			break;
 		case OPT_SIZELIMIT:
 			cl->create.sizelimit = size_or_die(optarg, "failed to parse size");
@@ -270,6 +276,12 @@ static void resolve_action(int argc, char **argv, struct cmdline *cl, struct loo
 	if (cl->list_mode && !cl->act && optind == argc)
 		cl->act = A_SHOW;
 
+	/* the device is the first operand, wherever the option is */
+	if (cl->act == A_SET_CAPACITY || cl->act == A_DELETE || cl->act == A_REMOVE) {
+		if (optind >= argc)
+			errx(EXIT_FAILURE, "no loop device specified");
+		use_device(ld, argv[optind++], true);
+	}
 	if (!cl->act && optind + 1 == argc) {
 		if (cl->set_dio) {
 			cl->act = A_SET_DIRECT_IO;
@@ -328,6 +340,37 @@ static int detach_cb(struct loopdev *ld, void *data)
 	return 0;
 }
 
+/* LOOP_CTL_REMOVE: the device goes away altogether (util-linux 2.42) */
+static int remove_one(struct loopdev *ld)
+{
+	int rc = loopdev_ctl_remove(ld);
+
+	if (rc) {
+		errno = -rc;
+		warn("%s: remove failed", loopdev_get_path(ld));
+	}
+	return rc ? -1 : 0;
+}
+
+/* Run @fn on the bound device, then on each remaining operand; every
+ * device is tried, and any failure fails the command. */
+static int for_each_operand(struct loopdev *ld, int argc, char **argv,
+			    int (*fn)(struct loopdev *ld))
+{
+	int res = fn(ld);
+
+	for (; optind < argc; optind++) {
+		int rc = bind_device(ld, argv[optind]);
+
+		if (rc) {
+			errno = -rc;
+			warn("%s: failed to use device", argv[optind]);
+		}
+		res += fn(ld);
+	}
+	return res;
+}
+
 static int find_free(struct loopdev *ld)
 {
 	int rc = loopdev_find_free(ld, LOOPDEV_KIND_LOOP);
@@ -378,16 +421,10 @@ static int run(struct cmdline *cl, struct loopdev *ld, int argc, char **argv)
 		}
 		break;
 	case A_DELETE:
-		res = detach_one(ld);
-		for (; optind < argc; optind++) {
-			int rc = loopdev_set_named(ld, argv[optind]);
-
-			if (rc) {
-				errno = -rc;
-				warn("%s: failed to use device", argv[optind]);
-			}
-			res += detach_one(ld);
-		}
+		res = for_each_operand(ld, argc, argv, detach_one);
+		break;
+	case A_REMOVE:
+		res = for_each_operand(ld, argc, argv, remove_one);
 		break;
 	case A_DELETE_ALL:
 		loopdev_set_device(ld, NULL);

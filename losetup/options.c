@@ -13,12 +13,13 @@ static const struct opt_desc opt_table[] = {
 	LOOP_KEY_OPTIONS(LOOP_KEY_ANY_ROW)
 	/* commands */
 	{ "all",          no_argument,       'a', NULL, "list all used devices", SEC_COMMANDS },
-	{ "detach",       required_argument, 'd', "<loopdev>...", "detach one or more devices", SEC_COMMANDS },
+	{ "detach",       no_argument,       'd', "<loopdev>...", "detach one or more devices", SEC_COMMANDS },
 	{ "detach-all",   no_argument,       'D', NULL, "detach all used devices", SEC_COMMANDS },
 	{ "find",         no_argument,       'f', NULL, "find first unused device", SEC_COMMANDS },
-	{ "set-capacity", required_argument, 'c', "<loopdev>", "resize the device", SEC_COMMANDS },
+	{ "set-capacity", no_argument,       'c', "<loopdev>", "resize the device", SEC_COMMANDS },
 	{ "associated",   required_argument, 'j', "<file>", "list all devices associated with <file>", SEC_COMMANDS },
 	{ "nooverlap",    no_argument,       'L', NULL, "avoid possible conflict between devices", SEC_COMMANDS },
+	{ "remove",       no_argument,       OPT_REMOVE, "<loopdev>...", "remove one or more devices", SEC_COMMANDS },
 	/* setup options */
 	{ "sector-size",  required_argument, 'b', "<num>", "set the logical sector size to <num>", SEC_SETUP },
 	{ "partscan",     no_argument,       'P', NULL, "create a partitioned loop device", SEC_SETUP },
@@ -26,7 +27,8 @@ static const struct opt_desc opt_table[] = {
 	{ "direct-io",    optional_argument, OPT_DIO, "[=<on|off>]", "open backing file with O_DIRECT", SEC_SETUP },
 	{ "loop-ref",     required_argument, OPT_REF, "<string>", "loop device reference", SEC_SETUP },
 	{ "show",         no_argument,       OPT_SHOW, NULL, "print device name after setup (with -f)", SEC_SETUP },
-	{ "verbose",      no_argument,       'v', NULL, "verbose mode", SEC_SETUP },
+	/* util-linux 2.42 dropped -v, a no-op since 2.22; 2.41's scripts may pass it */
+	{ "verbose",      no_argument,       'v', NULL, NULL, SEC_HIDDEN },
 	/* output options */
 	{ "json",         no_argument,       'J', NULL, "use JSON --list output format", SEC_OUTPUT },
 	{ "list",         no_argument,       'l', NULL, "list info about all or specified (default)", SEC_OUTPUT },
@@ -46,13 +48,14 @@ static const struct opt_desc opt_table[] = {
 const struct opt_table losetup_opts = { opt_table, sizeof(opt_table) / sizeof(opt_table[0]) };
 
 /*
- * Groups of options that exclude each other, util-linux's rows, each in
- * ascending order of option code.
+ * Groups of options that exclude each other, util-linux 2.42's rows, each
+ * in ascending order of option code (2.38's third row was not, so that
+ * -O was never caught there).
  */
 const excl_group_t opt_excl[] = {
-	{ 'D', 'a', 'c', 'd', 'f', 'j' },
-	{ 'D', 'c', 'd', 'f', 'l' },
-	{ 'D', 'c', 'd', 'f', 'O' },
+	{ 'D', 'a', 'c', 'd', 'f', 'j', OPT_REMOVE },
+	{ 'D', 'c', 'd', 'f', 'l', OPT_REMOVE },
+	{ 'D', 'O', 'c', 'd', 'f', OPT_REMOVE },
 	{ 'J', OPT_RAW },
 	{ 0 }
 };

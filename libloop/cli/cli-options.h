@@ -39,6 +39,7 @@ enum opt_section {
 	SEC_OUTPUT,
 	SEC_HELP,
 	SEC_CRYPT,	/* losetup's own, printed after all of util-linux's text */
+	SEC_HIDDEN,	/* still accepted, never listed */
 };
 
 struct opt_desc {

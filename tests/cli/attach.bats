@@ -140,7 +140,8 @@ teardown() { common_teardown; }
 	head -c 1000 /dev/zero > "$odd"
 	run --separate-stderr "$OUR_LOSETUP" -f --show "$odd"
 	track "$output"
-	[ "$stderr" = "losetup: $odd: Warning: file does not fit into a 512-byte sector; the end of the file will be ignored." ]
+	# util-linux 2.40's wording (2.38 said "does not fit into a 512-byte sector")
+	[ "$stderr" = "losetup: $odd: Warning: file does not end on a 512-byte sector boundary; the remaining end of the file will be ignored." ]
 }
 
 @test "--swap on a kernel loop device is refused, and the device is not left attached" {

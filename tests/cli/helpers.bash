@@ -68,7 +68,7 @@ run_both() {
 		sleep 1
 	done
 	# getopt names the binary by its full argv[0]; that part may differ
-	sed -i 's|^[^ ]*/\([^/ ]*\): unrecognized option|\1: unrecognized option|; s|^[^ ]*/\([^/ ]*\): invalid option|\1: invalid option|; s|^[^ ]*/\([^/ ]*\): option requires|\1: option requires|' "$ul_err" "$our_err"
+	sed -i 's#^[^ ]*/\([^/ ]*\): \(unrecognized option\|invalid option\|option \)#\1: \2#' "$ul_err" "$our_err"
 	if ! diff -u "$ul_out" "$our_out" >&2; then
 		fail "stdout differs for: losetup $*"
 		return 1
