@@ -327,6 +327,21 @@ static void open_image(struct cmdline *cl)
 		luks2_inplace_setup(job);
 }
 
+/* Enter at a New prompt would make an unprotected key file or a LUKS2
+ * keyslot anyone opens; refused as losetup refuses it. */
+static void refuse_empty(const struct side *s, struct loop_pass *pass, const char *what)
+{
+	size_t len = 0;
+
+	if (s->k.allow_empty)
+		return;
+	if (loop_pass_count(pass) && loop_pass_line(pass, 0, &len) && len)
+		return;
+	loop_pass_free(pass);
+	errx(EXIT_FAILURE, "%s: empty passphrase (--allow-empty-passphrase accepts it)",
+	     what);
+}
+
 /* --new -K FILE --generate: make the key file (unless resuming with it) */
 static struct loop_pass *generated_keys(struct cmdline *cl, bool resuming)
 {
@@ -350,6 +365,8 @@ static struct loop_pass *generated_keys(struct cmdline *cl, bool resuming)
 		errno = -rc;
 		err(EXIT_FAILURE, "cannot read the passphrase for %s", s->k.gpgkey);
 	}
+	if (!resuming)
+		refuse_empty(s, gpgpass, s->k.gpgkey);
 	if (!resuming) {
 		rc = genkey_write(s->k.gpgkey, s->k.gpghome, gpgpass);
 		if (rc) {
@@ -390,6 +407,8 @@ static void luks2_keys(struct cmdline *cl)
 		errno = -rc;
 		err(EXIT_FAILURE, "cannot read the LUKS2 passphrase");
 	}
+	if (!resuming)
+		refuse_empty(s, pass, "the LUKS2 keyslot");
 	/* a resume with another --header (or none) is told so here, before
 	 * libcryptsetup would fail on it with a message of its own */
 	job->header = cl->header;

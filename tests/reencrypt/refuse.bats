@@ -109,6 +109,31 @@ unchanged() {
 	unchanged
 }
 
+@test "an empty new LUKS2 passphrase on the fd is refused, the image untouched" {
+	# a LUKS2 keyslot that Enter opens protects nothing
+	: > "$TESTDIR/empty"
+	run "$REENC" -e AES256 -p 3 "$IMG" --new --luks2 --header "$TESTDIR/hdr" \
+		--iter-time 10 -p 4 3<"$TESTDIR/p_old" 4<"$TESTDIR/empty"
+	[ "$status" -eq 1 ]
+	[ "$output" = "${REENC##*/}: the LUKS2 keyslot: empty passphrase (--allow-empty-passphrase accepts it)" ]
+	[ ! -e "$TESTDIR/hdr" ]
+	unchanged
+}
+
+@test "Enter at the New key file password prompts of --generate is refused, no key file made" {
+	command -v gpg >/dev/null || skip "needs gpg"
+	gpg_home
+	printf '%s\n\n\n' "$PASS_OLD" > "$TESTDIR/answers"
+	run --separate-stderr "$top_builddir/tests/tty/pty-answer" --transcript "$TESTDIR/tty" \
+		"$TESTDIR/answers" -- "$REENC" -e AES256 "$IMG" --new -e AES128 \
+		-K "$TESTDIR/new.gpg" -G "$GNUPGHOME_T" --generate
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "${REENC##*/}: $TESTDIR/new.gpg: empty passphrase (--allow-empty-passphrase accepts it)" ]
+	grep -q "New key file password: " "$TESTDIR/tty"
+	[ ! -e "$TESTDIR/new.gpg" ]
+	unchanged
+}
+
 @test "usage errors name what is wrong" {
 	run "$REENC" -e AES256 -p 3 "$IMG" 3<"$TESTDIR/p_old"
 	[ "$status" -eq 1 ]
