@@ -12,32 +12,16 @@ bats_require_minimum_version 1.5.0
 
 load helpers
 
-UL_CACHE=${CLVM_KERNEL_CACHE:-/var/cache/cryptoloop-vm}
-
-# wrapper SUITE NAME BINARY [LIBDIR]: $TESTDIR/NAME-SUITE/losetup runs
-# BINARY with SUITE's loader and libraries (LIBDIR first)
-wrapper() {
-	local root="$UL_CACHE/$1/root" w="$TESTDIR/$2-$1/losetup"
-	mkdir -p "${w%/*}"
-	cat > "$w" <<-EOF
-	#!/bin/sh
-	LC_ALL=C exec "$root/lib64/ld-linux-x86-64.so.2" --library-path "${4:+$4:}$root/usr/lib/x86_64-linux-gnu" "$3" "\$@"
-	EOF
-	chmod +x "$w"
-	echo "$w"
-}
-
 setup() {
 	cli_setup
-	[ -x "$UL_CACHE/trixie/root/usr/sbin/losetup" ] && [ -x "$UL_CACHE/sid/root/usr/sbin/losetup" ] ||
-		skip "no Debian trixie and sid chroots in $UL_CACHE (tests/vm/fetch-kernel): util-linux 2.41/2.42 NOT compared"
+	ul_need trixie sid
 	# libtool's wrapper script cannot run under another loader
 	local ours=$top_builddir/losetup/.libs/losetup
 	[ -x "$ours" ] || ours=$OUR_LOSETUP
-	UL241=$(wrapper trixie ul "$UL_CACHE/trixie/root/usr/sbin/losetup")
-	UL242=$(wrapper sid ul "$UL_CACHE/sid/root/usr/sbin/losetup")
-	OUR241=$(wrapper trixie our "$ours" "$top_builddir/libloop/.libs")
-	OUR242=$(wrapper sid our "$ours" "$top_builddir/libloop/.libs")
+	UL241=$(ul_wrap trixie "$(ul_root trixie)/usr/sbin/losetup")
+	UL242=$(ul_wrap sid "$(ul_root sid)/usr/sbin/losetup")
+	OUR241=$(ul_wrap trixie "$ours" "$top_builddir/libloop/.libs")
+	OUR242=$(ul_wrap sid "$ours" "$top_builddir/libloop/.libs")
 	[[ $("$UL241" -V) == "losetup from util-linux 2.41"* ]] || fail "$UL241 is not util-linux 2.41"
 	[[ $("$UL242" -V) == "losetup from util-linux 2.42"* ]] || fail "$UL242 is not util-linux 2.42"
 	IMG1=$(make_image one.img 1048576)
@@ -55,11 +39,9 @@ teardown() {
 	[ -z "${UL242:-}" ] || mapfile -t made < <(cat "$TESTDIR/made.devs" 2>/dev/null || true; echo "$NOLOOP")
 	common_teardown
 	for d in "${made[@]}"; do
-		# the wrapper went with $TESTDIR
+		# $UL242 went with $TESTDIR
 		if [ -n "$d" ] && [ -e "/sys/block/${d#/dev/}" ]; then
-			"$UL_CACHE/sid/root/lib64/ld-linux-x86-64.so.2" --library-path \
-				"$UL_CACHE/sid/root/usr/lib/x86_64-linux-gnu" \
-				"$UL_CACHE/sid/root/usr/sbin/losetup" --remove "$d"
+			ul_run sid "$(ul_root sid)/usr/sbin/losetup" --remove "$d"
 		fi
 	done
 }
@@ -191,13 +173,13 @@ no_crypt_columns() {
 
 @test "-f with a free device node" {
 	local l
-	for l in "$UL241" "$OUR241" "$UL242" "$OUR242"; do
-		run --separate-stderr "$l" -f
+	local -A bin=([ul-trixie]=$UL241 [our-trixie]=$OUR241 [ul-sid]=$UL242 [our-sid]=$OUR242)
+	for l in "${!bin[@]}"; do
+		run --separate-stderr "${bin[$l]}" -f
 		[ "$status" -eq 0 ] && [ -z "$stderr" ]
-		l=${l%/losetup}
-		echo "$output" > "$TESTDIR/${l##*/}.f"
+		[[ "$output" == /dev/loop* ]]
+		echo "$output" > "$TESTDIR/$l.f"
 	done
-	[[ "$output" == /dev/loop* ]]
 	diff -u "$TESTDIR/ul-sid.f" "$TESTDIR/our-sid.f"
 	diff -u "$TESTDIR/ul-trixie.f" "$TESTDIR/our-trixie.f"
 }
@@ -279,14 +261,14 @@ no_crypt_columns() {
 	odd="$TESTDIR/odd.img" small="$TESTDIR/small.img"
 	head -c 1000 /dev/zero > "$odd"
 	head -c 100 /dev/zero > "$small"
+	local -A bin=([ul-trixie]=$UL241 [ul-sid]=$UL242 [our-sid]=$OUR242)
 	for f in "$odd" "$small"; do
-		for l in "$UL241" "$UL242" "$OUR242"; do
-			run --separate-stderr "$l" -f --show "$f"
+		for l in "${!bin[@]}"; do
+			run --separate-stderr "${bin[$l]}" -f --show "$f"
 			track "$output"
 			[ "$status" -eq 0 ]
 			"$UL_LOSETUP" -d "$output"
-			l=${l%/losetup}
-			echo "$stderr" > "$TESTDIR/${l##*/}.warn"
+			echo "$stderr" > "$TESTDIR/$l.warn"
 		done
 		diff -u "$TESTDIR/ul-sid.warn" "$TESTDIR/our-sid.warn"
 		diff -u "$TESTDIR/ul-trixie.warn" "$TESTDIR/our-sid.warn"

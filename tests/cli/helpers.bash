@@ -2,6 +2,7 @@
 # and teardown come from tests/lib/common.bash; teardown detaches with
 # util-linux's losetup, so that a bug of ours cannot hide a leak.
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/common.bash"
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/ul-chroot.bash"
 
 : "${top_builddir:=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}"
 OUR_LOSETUP="$top_builddir/losetup/losetup"

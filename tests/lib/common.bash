@@ -185,21 +185,3 @@ common_teardown() {
 		return 1
 	fi
 }
-
-# ul_newer SUITE: UL_NEWER names a command running the losetup of Debian
-# SUITE's root filesystem, which tests/vm builds (trixie: util-linux 2.41,
-# sid: 2.42), with its own loader and libraries
-ul_newer() {
-	local root=${CLVM_KERNEL_CACHE:-/var/cache/cryptoloop-vm}/$1/root
-	[ -x "$root/usr/sbin/losetup" ] ||
-		skip "no $1 root filesystem at $root (tests/vm/fetch-kernel $1 makes it)"
-	cat > "$TESTDIR/losetup-$1" <<-EOF
-		#!/bin/sh
-		LC_ALL=C exec "$root/lib64/ld-linux-x86-64.so.2" \\
-			--library-path "$root/usr/lib/x86_64-linux-gnu" "$root/usr/sbin/losetup" "\$@"
-	EOF
-	chmod +x "$TESTDIR/losetup-$1"
-	"$TESTDIR/losetup-$1" --version | grep -q "util-linux" ||
-		fail "$root/usr/sbin/losetup does not run here"
-	UL_NEWER=$TESTDIR/losetup-$1
-}

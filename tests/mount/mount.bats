@@ -3,35 +3,19 @@
 # temporary fstab, on the FUSE engine. Passphrases go through fd 3.
 bats_require_minimum_version 1.5.0
 
-load ../e2e/helpers
+load helpers
 
-HELPERS_MARK=/run/cryptoloop-test-helpers
-
-# mount(8) runs helpers from /sbin only: put this build's there for the
-# run, unless the administrator installed their own. They link libloop,
-# so they are libtool wrappers, which run only where they are: a shim.
 setup_file() {
-	: "${top_builddir:=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}"
-	if [ -e /sbin/mount.cryptoloop ] && [ ! -e "$HELPERS_MARK" ]; then
-		return 0
-	fi
-	touch "$HELPERS_MARK"
-	local h
-	for h in mount.cryptoloop umount.cryptoloop; do
-		printf '#!/bin/sh\nexec %q "$@"\n' "$top_builddir/mount/$h" > "/sbin/$h"
-		chmod 0755 "/sbin/$h"
-	done
+	helpers_install
 }
 
 teardown_file() {
-	if [ -e "$HELPERS_MARK" ]; then
-		rm -f /sbin/mount.cryptoloop /sbin/umount.cryptoloop "$HELPERS_MARK"
-	fi
+	helpers_remove
 }
 
 setup() {
 	e2e_setup
-	[ -e "$HELPERS_MARK" ] || skip "/sbin/mount.cryptoloop is someone else's install"
+	helpers_ours || skip "/sbin/mount.cryptoloop is someone else's install"
 	IMG=$(image 64M secret.img)
 	dev=$(attach -e AES256 -p 3 "$IMG")
 	mkfs.ext4 -q "$dev"
@@ -42,11 +26,6 @@ setup() {
 
 teardown() {
 	e2e_teardown
-}
-
-# no device of ours may stay attached
-nothing_attached() {
-	! "$LOSETUP" -a | grep -q "$TESTDIR/" || fail "a device of ours is left attached"
 }
 
 @test "fstab: mount and umount cycles keep the data and leave no device" {
