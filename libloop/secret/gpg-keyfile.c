@@ -17,10 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <limits.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 
 #include "crypto-internal.h"
+#include "gpg-home.h"
 #include "spawn.h"
 
 /*
@@ -110,13 +112,14 @@ static int pass_from_gpg(struct loop_pass **pass, const char *keyfile,
 			 const struct loop_pass *gpg_pass)
 {
 	const char *argv[16], *gpg, *line;
+	char tmphome[PATH_MAX];
 	struct clean_env env;
 	int keyfd = -1, out[2] = { -1, -1 }, sp[2] = { -1, -1 };
 	struct loop_spawn_fd fds[3];
 	struct loop_pass *result = NULL;
 	size_t len;
 	pid_t pid;
-	int r, status, i = 0;
+	int r, status, i = 0, made_home;
 
 	if (!pass || !keyfile || !gpg_pass)
 		return -EINVAL;
@@ -127,6 +130,11 @@ static int pass_from_gpg(struct loop_pass **pass, const char *keyfile,
 	gpg = find_gpg(gpg_program);
 	if (!gpg)
 		return -ENOENT;
+	made_home = gpg_home_fallback(gpg_homedir, tmphome, sizeof(tmphome));
+	if (made_home < 0)
+		return made_home;
+	if (made_home)
+		gpg_homedir = tmphome;
 
 	argv[i++] = "gpg";
 	if (gpg_homedir) {
@@ -147,12 +155,11 @@ static int pass_from_gpg(struct loop_pass **pass, const char *keyfile,
 
 	r = clean_env_build(&env);
 	if (r < 0)
-		return r;
+		goto remove_home;
 	keyfd = open(keyfile, O_RDONLY | O_CLOEXEC);
 	if (keyfd < 0) {
 		r = -errno;
-		clean_env_free(&env);
-		return r;
+		goto out;
 	}
 	if (pipe2(out, O_CLOEXEC) < 0 ||
 	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0) {
@@ -213,6 +220,9 @@ out:
 	if (out[1] >= 0) close(out[1]);
 	if (sp[0] >= 0) close(sp[0]);
 	if (sp[1] >= 0) close(sp[1]);
+remove_home:
+	if (made_home)
+		gpg_home_remove(tmphome);
 	return r;
 }
 

@@ -115,6 +115,29 @@ keyfile() {
 	assert_clean
 }
 
+@test "a gpg key file opens where gpg has no home yet (a fresh system, boot, an initramfs)" {
+	img=$(image 32M)
+	keys=$(keyfile 65)
+	mkdir -m 700 "$TESTDIR/gnupg"
+	echo "gpg passphrase for the key file" > "$TESTDIR/gpgpass"
+	gpg --homedir "$TESTDIR/gnupg" --batch --no-options --quiet --pinentry-mode loopback \
+	    --passphrase-fd 3 --symmetric --cipher-algo AES256 -a -o "$TESTDIR/keys.gpg" "$keys" \
+	    3< "$TESTDIR/gpgpass"
+	PASSFILE="$TESTDIR/gpgpass"
+	# neither -G nor GNUPGHOME, and HOME has no .gnupg: gpg's own home is missing
+	unset GNUPGHOME
+	export HOME="$TESTDIR/fresh-home"
+	ls -d /run/cryptoloop-gpg.* /tmp/cryptoloop-gpg.* 2>/dev/null | sort > "$TESTDIR/homes.before" || true
+	roundtrip "$img" -e AES128 -K "$TESTDIR/keys.gpg" -p 3
+	aespipe_check "$img" "$DEV" -e aes128 -K "$TESTDIR/keys.gpg" -G "$TESTDIR/gnupg" -p 3
+	detach "$DEV"
+	assert_clean
+	# nothing made in the user's name, and the throwaway homes are gone
+	[ ! -e "$HOME" ]
+	ls -d /run/cryptoloop-gpg.* /tmp/cryptoloop-gpg.* 2>/dev/null | sort > "$TESTDIR/homes.after" || true
+	cmp "$TESTDIR/homes.before" "$TESTDIR/homes.after"
+}
+
 # aespipe encrypts; we must read what it wrote
 aespipe_made() {
 	head -c 8M /dev/urandom > "$TESTDIR/plain"
