@@ -212,7 +212,7 @@ static int write_service(const char *dir, const char *name, const struct swap_li
 	fprintf(f, "[Unit]\nDescription=Encrypted swap device %s on ", s->device);
 	unit_put_text(f, s->source);
 	fputc('\n', f);
-	fprintf(f, "Documentation=man:cryptoloop-generator(8) man:losetup(8)\n");
+	fprintf(f, "Documentation=man:cryptoloop-generator(8) man:" LOSETUP_NAME "(8)\n");
 	fprintf(f, "SourcePath=%s\n", fstab_path);
 	fprintf(f, "DefaultDependencies=no\n");
 	fprintf(f, "Wants=modprobe@cryptoloop.service\nAfter=modprobe@cryptoloop.service\n");
