@@ -78,3 +78,25 @@ verify() {
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
 }
+
+# no_setup_unit: the generator wrote no setup service
+no_setup_unit() {
+	[ -z "$(ls "$T/normal" | grep '^cryptoloop-setup-')" ]
+}
+
+# refused_in_place SOURCE REASON: the line of SOURCE was refused: its swap
+# unit masked (systemd-fstab-generator's would wait 90 s for a device
+# nobody makes), and a unit under swap.target that fails at once with
+# REASON on the console
+refused_in_place() {
+	local swap u w
+	swap=$(systemd-escape --path --suffix=swap "$1")
+	u=cryptoloop-refused-${swap%.swap}.service
+	[ "$(readlink "$T/early/$swap")" = /dev/null ] || fail "$swap is not masked"
+	[ -f "$T/normal/$u" ] || fail "no $u"
+	[ "$(readlink "$T/normal/swap.target.wants/$u")" = "../$u" ] || fail "$u is not under swap.target"
+	mapfile -t w < <(exec_words "$T/normal/$u" ExecStart)
+	[ "${w[0]}" = /bin/echo ] || fail "ExecStart: ${w[*]}"
+	[[ "${w[1]}" == *"swap line $1: $2"* ]] || fail "ExecStart: ${w[*]}"
+	grep -qx 'ExecStart="/bin/false"' "$T/normal/$u" || fail "$u does not fail"
+}
