@@ -134,6 +134,10 @@ static int pass_from_gpg(struct loop_pass **pass, const char *keyfile,
 		argv[i++] = gpg_homedir;
 	}
 	argv[i++] = "--no-options";
+	/* a symmetric key file needs no keyring; gpg 2.4 with --no-options
+	 * does not make a missing one, and then exits 2 after decrypting:
+	 * on a fresh system (root never ran gpg) every key file would fail */
+	argv[i++] = "--no-keyring";
 	argv[i++] = "--quiet";
 	argv[i++] = "--batch";
 	argv[i++] = "--no-tty";
