@@ -191,10 +191,10 @@ swap_file_line() {
 	[ "$(ls "$T/normal" | grep -c '^cryptoloop-setup-.*\.service$')" -eq 1 ]
 	grep -q '/dev/sdb8' "$T/normal/cryptoloop-setup-cryptoloop7.service"
 	# each refused line fails at once in its place; the second line for
-	# /dev/cryptoloop7 never masks the first one's swap
+	# /dev/cryptoloop7 never touches the first one's units
 	refused_in_place /dev/cryptoloop4 "x-cryptoloop.source= is missing"
 	refused_in_place /dev/sdb5 "the first field must be /dev/cryptoloopN"
-	[ ! -e "$T/early/dev-cryptoloop7.swap" ]
+	[ ! -e "$T/normal/dev-cryptoloop7.swap.d" ]
 	[ ! -e "$T/normal/cryptoloop-refused-dev-cryptoloop7.service" ]
 }
 
@@ -254,7 +254,7 @@ swap_file_line() {
 	[ -z "$(ls -A "$T/normal")" ]
 }
 
-@test "a refused line costs no device timeout: its swap unit is masked, a unit fails at once saying why" {
+@test "a refused line costs no device timeout: a unit fails at once saying why, the swap unit and the device's job with it" {
 	: > "$T/modules/modules.dep"
 	generate "/dev/cryptoloop0 none swap sw,x-cryptoloop.source=/dev/sdb2,x-cryptoloop.encryption=AES128,x-cryptoloop.phash=random 0 0"
 	[ "$status" -eq 1 ]
