@@ -33,6 +33,8 @@
 #define MOUNT_EX_USAGE   1
 #define MOUNT_EX_SYSERR  2
 #define MOUNT_EX_FAIL    32
+/* a wrong passphrase is asked again this often, as systemd-cryptsetup's tries= */
+#define MAX_TRIES        3
 
 struct helper_args {
 	const char *source;
@@ -336,6 +338,73 @@ static int mount_fs(const struct helper_args *a, const char *device,
 	return run_mount(cxt, a, device, opts);
 }
 
+/*
+ * Was the passphrase asked for (a terminal or systemd's password agents)?
+ * Then a wrong one is asked again, as systemd-cryptsetup does: at boot a
+ * typo must not end in emergency mode.  A passphrase from passfd=, a key
+ * file or a pipe on standard input cannot be asked again.
+ */
+static bool asked(const struct mount_request *req)
+{
+	struct stat st;
+
+	if (req->passfd >= 0 || mopt_given(req, "keyfile"))
+		return false;
+	if (fstat(STDIN_FILENO, &st) < 0)
+		return true;
+	return !S_ISFIFO(st.st_mode) && !S_ISREG(st.st_mode) && !S_ISSOCK(st.st_mode);
+}
+
+/*
+ * Set the device up and find its filesystem.  A wrong passphrase shows
+ * as gpg refusing the key file, or (a plain passphrase) as garbage: no
+ * filesystem, or not the fstype= one.  Garbage is never mounted.
+ * Returns 0 with *@device and *@fstype set, or -1 (already told).
+ */
+static int unlock(const struct mount_request *req, const struct helper_args *a,
+		  const char *where, char **device, char **fstype)
+{
+	int tries = asked(req) ? MAX_TRIES : 1, try, rc;
+
+	for (try = 1;; try++) {
+		/* libloop's messages, retold in the fstab's words */
+		rc = device_setup(req, a->source, device, where);
+		if (rc == -EKEYREJECTED && try < tries) {
+			warnx("%s: try again (%d of %d)", a->source, try + 1, tries);
+			continue;
+		}
+		if (rc)
+			return -1;
+		/*
+		 * A wrong passphrase gives garbage, never an error: probe
+		 * even when fstype= names the type, and refuse when it is
+		 * not there.
+		 */
+		rc = device_probe_fstype(*device, fstype);
+		if (rc == 0 && req->fstype && !type_fits(req->fstype, *fstype)) {
+			warnx("%s: no %s filesystem on the decrypted device %s (found %s): "
+			      "wrong passphrase or cipher, or a wrong fstype=?", a->source,
+			      req->fstype, *device, *fstype);
+			rc = 1;
+		} else if (rc > 0) {
+			warnx("%s: no filesystem found on the decrypted device %s: "
+			      "wrong passphrase or cipher?", a->source, *device);
+		} else if (rc < 0) {
+			warnx("%s: cannot probe %s: %s", a->source, *device, strerror(-rc));
+		}
+		if (!rc)
+			return 0;
+		device_teardown(*device);
+		free(*device);
+		free(*fstype);
+		*device = NULL;
+		*fstype = NULL;
+		if (rc < 0 || try >= tries)
+			return -1;
+		warnx("%s: try again (%d of %d)", a->source, try + 1, tries);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct helper_args a = { 0 };
@@ -385,31 +454,8 @@ int main(int argc, char **argv)
 		     "(open it for mount: \"mount ... %d<FILE\")", where ? where : "",
 		     where ? ": " : "", a.source, req.passfd, req.passfd);
 
-	/* libloop's messages, retold in the fstab's words */
-	rc = device_setup(&req, a.source, &device, where);
+	rc = unlock(&req, &a, where, &device, &fstype);
 	if (rc) {
-		rc = MOUNT_EX_FAIL;
-		goto out;
-	}
-
-	/*
-	 * A wrong passphrase gives garbage, never an error: probe even
-	 * when fstype= names the type, and refuse when it is not there.
-	 */
-	rc = device_probe_fstype(device, &fstype);
-	if (rc == 0 && req.fstype && !type_fits(req.fstype, fstype)) {
-		warnx("%s: no %s filesystem on the decrypted device %s (found %s): "
-		      "wrong passphrase or cipher, or a wrong fstype=?", a.source,
-		      req.fstype, device, fstype);
-		rc = 1;
-	} else if (rc > 0) {
-		warnx("%s: no filesystem found on the decrypted device %s: "
-		      "wrong passphrase or cipher?", a.source, device);
-	} else if (rc < 0) {
-		warnx("%s: cannot probe %s: %s", a.source, device, strerror(-rc));
-	}
-	if (rc) {
-		device_teardown(device);
 		rc = MOUNT_EX_FAIL;
 		goto out;
 	}

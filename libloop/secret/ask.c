@@ -22,8 +22,10 @@
 
 #include "ask.h"
 
-/* How long an agent's question stays up: systemd-ask-password's default. */
-#define AGENT_TIMEOUT_SEC 90
+/* How long an agent's question stays up: for ever (0), as systemd-cryptsetup's
+ * questions at boot; a person who is slow to answer must not end in
+ * emergency mode. */
+#define AGENT_TIMEOUT_SEC 0
 
 static bool stdin_carries_data(void)
 {

@@ -9,8 +9,10 @@
  *
  * It waits for ask.* files in DIR, checks each one's [Ask] section
  * (Socket=, PID= of a live process, Message=, NotAfter=), prints
- * "asked: MESSAGE" and "id: ID" on stdout, and sends "+" and the first
- * line of PASSFILE to the socket (or "-" with --cancel).  The passphrase
+ * "asked: MESSAGE", "id: ID" and "not-after: USEC" on stdout, and sends
+ * "+" and a line of PASSFILE to the socket (or "-" with --cancel): line N
+ * to the Nth question, the last line to any later one, so that a wrong
+ * passphrase and then the right one can be typed.  The passphrase
  * is read from a file so that it is in no argv.  It exits 0 after N
  * answers (default 1), 1 when a question is malformed, 2 on timeout.
  */
@@ -47,6 +49,7 @@ struct ask {
 	long pid;
 	int in_section;
 	int have_not_after;
+	char not_after[32];
 };
 
 static int parse_ask(const char *path, struct ask *a)
@@ -70,8 +73,10 @@ static int parse_ask(const char *path, struct ask *a)
 			snprintf(a->id, sizeof(a->id), "%s", line + 3);
 		else if (!strncmp(line, "PID=", 4))
 			a->pid = strtol(line + 4, NULL, 10);
-		else if (!strncmp(line, "NotAfter=", 9))
+		else if (!strncmp(line, "NotAfter=", 9)) {
 			a->have_not_after = 1;
+			snprintf(a->not_after, sizeof(a->not_after), "%.20s", line + 9);
+		}
 	}
 	fclose(f);
 	return 0;
@@ -91,12 +96,28 @@ static int answer(const struct ask *a, const char *reply, size_t len)
 	return n == (ssize_t)len ? 0 : -1;
 }
 
+/* The next line of @pf as an answer in @reply; 0 at the end of @pf (the
+ * previous answer, still in @reply, stands). */
+static int next_reply(FILE *pf, char *reply, size_t size, int cancel, size_t *len)
+{
+	char line[4200];
+
+	if (!fgets(line, sizeof(line), pf))
+		return 0;
+	reply[0] = cancel ? '-' : '+';
+	*len = cancel ? 1 : 1 + strcspn(line, "\n");
+	if (!cancel)
+		memcpy(reply + 1, line, *len - 1);
+	explicit_bzero(line, sizeof(line));
+	return *len < size;
+}
+
 int main(int argc, char **argv)
 {
 	int cancel = 0, count = 1, timeout = 60, answered = 0, i;
 	char reply[4200], path[4096];
 	time_t end;
-	size_t len;
+	size_t len, last_len = 0;
 	FILE *pf;
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
@@ -114,17 +135,10 @@ int main(int argc, char **argv)
 			"[--timeout SEC] DIR PASSFILE\n");
 		return 1;
 	}
-	reply[0] = '+';
 	pf = fopen(argv[i + 1], "r");
-	if (!pf || !fgets(reply + 1, sizeof(reply) - 1, pf)) {
+	if (!pf || !next_reply(pf, reply, sizeof(reply), cancel, &len)) {
 		fprintf(stderr, "test-agent: cannot read %s\n", argv[i + 1]);
 		return 1;
-	}
-	fclose(pf);
-	len = 1 + strcspn(reply + 1, "\n");
-	if (cancel) {
-		reply[0] = '-';
-		len = 1;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	end = time(NULL) + timeout;
@@ -152,10 +166,14 @@ int main(int argc, char **argv)
 			printf("asked: %s\n", a.message);
 			if (*a.id)
 				printf("id: %s\n", a.id);
+			printf("not-after: %s\n", a.not_after);
+			if (answered && !next_reply(pf, reply, sizeof(reply), cancel, &len))
+				len = last_len;
 			if (answer(&a, reply, len) < 0) {
 				perror(a.socket);
 				return 1;
 			}
+			last_len = len;
 			answered++;
 		}
 		closedir(d);
@@ -168,5 +186,6 @@ int main(int argc, char **argv)
 		usleep(20000);
 	}
 	explicit_bzero(reply, sizeof(reply));
+	fclose(pf);
 	return 0;
 }

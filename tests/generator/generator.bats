@@ -151,7 +151,8 @@ swap_file_line() {
 	generate "/dev/cryptoloop2 none swap sw,x-cryptoloop.source=/dev/sdb4,x-cryptoloop.encryption=AES128,x-cryptoloop.phash=random,x-cryptoloop.engine=fuse 0 0"
 	[ "$status" -eq 1 ]
 	[[ "$stderr" == *"swap line /dev/cryptoloop2: refused: swap through the FUSE engine can deadlock"* ]]
-	[ -z "$(ls -A "$T/normal")" ]
+	no_setup_unit
+	refused_in_place /dev/cryptoloop2 "refused: swap through the FUSE engine can deadlock"
 }
 
 @test "no module installed: the line fails with a clear message, no fallback" {
@@ -159,7 +160,8 @@ swap_file_line() {
 	generate "/dev/cryptoloop0 none swap sw,x-cryptoloop.source=/dev/sdb2,x-cryptoloop.encryption=AES128,x-cryptoloop.phash=random 0 0"
 	[ "$status" -eq 1 ]
 	[[ "$stderr" == *"the cryptoloop kernel module is not installed"*"never falls back to FUSE"* ]]
-	[ -z "$(ls -A "$T/normal")" ]
+	no_setup_unit
+	refused_in_place /dev/cryptoloop0 "the cryptoloop kernel module is not installed"
 }
 
 @test "loop-AES's own swap line is masked, never swapped on unencrypted" {
@@ -186,8 +188,14 @@ swap_file_line() {
 	[[ "$stderr" == *"swap line /dev/cryptoloop5: x-cryptoloop.passfd= has no meaning at boot"* ]]
 	[[ "$stderr" == *"swap line /dev/cryptoloop6: x-cryptoloop.frobnicate=1 is not an encryption option"* ]]
 	[[ "$stderr" == *"swap line /dev/cryptoloop7: /dev/cryptoloop7 is already used"* ]]
-	[ "$(ls "$T/normal" | grep -c '\.service$')" -eq 1 ]
+	[ "$(ls "$T/normal" | grep -c '^cryptoloop-setup-.*\.service$')" -eq 1 ]
 	grep -q '/dev/sdb8' "$T/normal/cryptoloop-setup-cryptoloop7.service"
+	# each refused line fails at once in its place; the second line for
+	# /dev/cryptoloop7 never touches the first one's units
+	refused_in_place /dev/cryptoloop4 "x-cryptoloop.source= is missing"
+	refused_in_place /dev/sdb5 "the first field must be /dev/cryptoloopN"
+	[ ! -e "$T/normal/dev-cryptoloop7.swap.d" ]
+	[ ! -e "$T/normal/cryptoloop-refused-dev-cryptoloop7.service" ]
 }
 
 @test "the device number is the kernel's spelling: no sign, no leading zero, no space" {
@@ -197,7 +205,7 @@ swap_file_line() {
 		[ "$status" -eq 1 ] || fail "/dev/cryptoloop$bad: exit status $status"
 		[[ "$stderr" == *": the first field must be /dev/cryptoloopN (N < 64)"* ]] ||
 			fail "/dev/cryptoloop$bad: $stderr"
-		[ -z "$(ls -A "$T/normal")" ] || fail "/dev/cryptoloop$bad: $(ls "$T/normal")"
+		no_setup_unit || fail "/dev/cryptoloop$bad: $(ls "$T/normal")"
 	done
 	generate "/dev/cryptoloop10 none swap sw,x-cryptoloop.source=/dev/sdb2,x-cryptoloop.encryption=AES128,x-cryptoloop.phash=random 0 0"
 	[ "$status" -eq 0 ]
@@ -226,7 +234,7 @@ swap_file_line() {
 	generate '/dev/cryptoloop3 none swap sw,x-cryptoloop.source=/var/s\015wap.img,x-cryptoloop.encryption=AES256 0 0'
 	[ "$status" -eq 1 ]
 	[[ "$stderr" == *"swap line /dev/cryptoloop3: x-cryptoloop.source: a file path with control characters cannot be named"* ]]
-	[ -z "$(ls -A "$T/normal")" ]
+	no_setup_unit
 }
 
 @test "no fstab: nothing to do, no error" {
@@ -244,4 +252,53 @@ swap_file_line() {
 	[ "$status" -eq 1 ]
 	[[ "$stderr" == *"SYSTEMD_FSTAB: a path with control characters, '%' or '\\' cannot be the units' SourcePath="* ]]
 	[ -z "$(ls -A "$T/normal")" ]
+}
+
+@test "a refused line costs no device timeout: a unit fails at once saying why, the swap unit and the device's job with it" {
+	: > "$T/modules/modules.dep"
+	generate "/dev/cryptoloop0 none swap sw,x-cryptoloop.source=/dev/sdb2,x-cryptoloop.encryption=AES128,x-cryptoloop.phash=random 0 0"
+	[ "$status" -eq 1 ]
+	refused_in_place /dev/cryptoloop0 "the cryptoloop kernel module is not installed"
+	u="$T/normal/cryptoloop-refused-dev-cryptoloop0.service"
+	# no device dependency at all: nothing waits for /dev/cryptoloop0
+	run ! grep -q 'device' "$u"
+	grep -qx 'StandardOutput=journal+console' "$u"
+	grep -qx 'Before=swap.target' "$u"
+	verify cryptoloop-refused-dev-cryptoloop0.service
+}
+
+@test "at boot (SYSTEMD_SCOPE=system) a refusal goes to /dev/kmsg too, which reaches console and journal" {
+	: > "$T/modules/modules.dep"
+	: > "$T/kmsg"
+	printf '%s\n' "/dev/cryptoloop0 none swap sw,x-cryptoloop.source=/dev/sdb2,x-cryptoloop.encryption=AES128,x-cryptoloop.phash=random 0 0" > "$T/fstab"
+	# a private /dev/kmsg: the host's kernel log is left alone
+	run --separate-stderr unshare -m sh -c 'mount --bind "$1" /dev/kmsg && SYSTEMD_SCOPE=system "$2" "$3/normal" "$3/early" "$3/late"' \
+		_ "$T/kmsg" "$GENERATOR" "$T"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"the cryptoloop kernel module is not installed"* ]]
+	# syslog priority daemon.err, the program's name and pid, one record
+	grep -qE '^<27>cryptoloop-generator\[[0-9]+\]: .*/fstab: swap line /dev/cryptoloop0: the cryptoloop kernel module is not installed' "$T/kmsg"
+	[ "$(wc -l < "$T/kmsg")" -eq 1 ]
+	# by hand (no SYSTEMD_SCOPE): stderr only
+	: > "$T/kmsg"
+	rm -rf "$T/normal" "$T/early"
+	mkdir "$T/normal" "$T/early"
+	run --separate-stderr unshare -m sh -c 'mount --bind "$1" /dev/kmsg && "$2" "$3/normal" "$3/early" "$3/late"' \
+		_ "$T/kmsg" "$GENERATOR" "$T"
+	[ "$status" -eq 1 ]
+	[ ! -s "$T/kmsg" ]
+}
+
+@test "a cryptoloop mount line gets no mount-job time limit; its own x-systemd.mount-timeout= stands" {
+	generate "/srv/secret.img /srv/my\\040data cryptoloop cipher=AES128,gpgkey=/etc/k.gpg 0 2" \
+		"/srv/b.img /srv/b cryptoloop cipher=AES128,x-systemd.mount-timeout=5min 0 2" \
+		"/dev/sdb1 /srv/c ext4 defaults 0 2"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	d="$T/normal/$(systemd-escape --path --suffix=mount '/srv/my data').d"
+	grep -qx 'TimeoutSec=infinity' "$d/50-cryptoloop-no-timeout.conf"
+	grep -qx '\[Mount\]' "$d/50-cryptoloop-no-timeout.conf"
+	[ ! -e "$T/normal/srv-b.mount.d" ]
+	[ ! -e "$T/normal/srv-c.mount.d" ]
+	[ "$(ls "$T/normal")" = "$(basename "$d")" ]
 }

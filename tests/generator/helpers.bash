@@ -78,3 +78,34 @@ verify() {
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
 }
+
+# no_setup_unit: the generator wrote no setup service
+no_setup_unit() {
+	[ -z "$(ls "$T/normal" | grep '^cryptoloop-setup-')" ]
+}
+
+# refused_in_place SOURCE REASON: the line of SOURCE was refused: a unit
+# under swap.target fails at once with REASON on the console, and the
+# swap unit (and, for a /dev/cryptoloopN, the device's job, which would
+# wait 90 s for a device nobody makes) require it, so they fail with it
+refused_in_place() {
+	local swap dev u w
+	swap=$(systemd-escape --path --suffix=swap "$1")
+	u=cryptoloop-refused-${swap%.swap}.service
+	[ -f "$T/normal/$u" ] || fail "no $u"
+	[ "$(readlink "$T/normal/swap.target.wants/$u")" = "../$u" ] || fail "$u is not under swap.target"
+	mapfile -t w < <(exec_words "$T/normal/$u" ExecStart)
+	[ "${w[0]}" = /bin/echo ] || fail "ExecStart: ${w[*]}"
+	[[ "${w[1]}" == *"swap line $1: $2"* ]] || fail "ExecStart: ${w[*]}"
+	grep -qx 'ExecStart="/bin/false"' "$T/normal/$u" || fail "$u does not fail"
+	grep -qx "Requires=$u" "$T/normal/$swap.d/50-cryptoloop-refused.conf" || fail "$swap does not require $u"
+	grep -qx "After=$u" "$T/normal/$swap.d/50-cryptoloop-refused.conf" || fail "$swap is not after $u"
+	# nothing is masked: swap.target requires the swap unit
+	[ -z "$(ls -A "$T/early")" ] || fail "early-dir: $(ls "$T/early")"
+	dev=$(systemd-escape --path --suffix=device "$1")
+	if [[ "$1" == /dev/cryptoloop* ]]; then
+		grep -qx "Requires=$u" "$T/normal/$dev.d/50-cryptoloop-refused.conf" || fail "$dev does not require $u"
+	else
+		[ ! -e "$T/normal/$dev.d" ] || fail "a real device's job must not fail: $dev.d"
+	fi
+}

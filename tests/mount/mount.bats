@@ -25,6 +25,7 @@ setup() {
 }
 
 teardown() {
+	[ -z "${AGENT_PID:-}" ] || kill "$AGENT_PID" 2>/dev/null || true
 	e2e_teardown
 }
 
@@ -412,5 +413,71 @@ mount_says() {
 	[ "$said" = "$IMG: has a LUKS header: open it with cipher=luks, not cipher=AES256" ] ||
 		fail "$said"
 	run ! mountpoint -q "$MNT"
+	nothing_attached
+}
+
+# at_boot ANSWERS: mount $MNT as systemd's mount job does (no terminal,
+# nothing on stdin), the questions answered by the test agent from the
+# lines of the file ANSWERS, one line per question
+at_boot() {
+	local answers=$1
+	export LIBLOOP_ASK_PASSWORD_DIR="$TESTDIR/ask"
+	mkdir -p -m 755 "$LIBLOOP_ASK_PASSWORD_DIR"
+	"$top_builddir/tests/agent/test-agent" --count 3 --timeout 30 \
+		"$LIBLOOP_ASK_PASSWORD_DIR" "$answers" > "$TESTDIR/agent.out" &
+	AGENT_PID=$!
+	run --separate-stderr env LIBMOUNT_FSTAB="$FSTAB" setsid -w mount "$MNT" < /dev/null
+	if [ "$(grep -c '^asked: ' "$TESTDIR/agent.out")" -lt 3 ]; then
+		kill "$AGENT_PID" 2>/dev/null || true
+	fi
+	wait "$AGENT_PID" || true
+}
+
+@test "at boot, a wrong gpg passphrase is asked again, up to three times, with no time limit" {
+	export GNUPGHOME="$TESTDIR/gnupg"
+	mkdir -m 700 "$GNUPGHOME"
+	kf="$top_srcdir/tests/kat/pass/kf1.gpg"
+	gp=$(cat "$top_srcdir/tests/kat/pass/gpgpass.txt")
+	printf '%s\n' "$gp" > "$TESTDIR/gp"
+	dev=$(PASSFILE="$TESTDIR/gp" attach -e AES128 -K "$kf" -p 3 "$IMG")
+	mkfs.ext4 -q "$dev"
+	detach "$dev"
+	echo "$IMG $MNT cryptoloop cipher=AES128,gpgkey=$kf,noauto 0 0" > "$FSTAB"
+	printf 'typo\n%s\n' "$gp" > "$TESTDIR/answers"
+	at_boot "$TESTDIR/answers"
+	[ "$status" -eq 0 ]
+	mountpoint -q "$MNT"
+	[ "$(grep -c '^asked: ' "$TESTDIR/agent.out")" -eq 2 ]
+	[[ "$stderr" == *"gpg cannot decrypt the key file"*"try again (2 of 3)"* ]]
+	# systemd-ask-password's NotAfter=0: the question never times out
+	[ "$(grep -c '^not-after: 0$' "$TESTDIR/agent.out")" -eq 2 ]
+	umount "$MNT"
+	nothing_attached
+	# three wrong answers: no fourth question, nothing mounted
+	printf 'typo\n' > "$TESTDIR/answers"
+	at_boot "$TESTDIR/answers"
+	[ "$status" -eq 32 ]
+	[ "$(grep -c '^asked: ' "$TESTDIR/agent.out")" -eq 3 ]
+	[[ "$stderr" == *"try again (3 of 3)"* ]]
+	run ! mountpoint -q "$MNT"
+	nothing_attached
+}
+
+@test "at boot, a wrong plain passphrase (garbage) is never mounted and is asked again" {
+	echo "$IMG $MNT cryptoloop cipher=AES256,noauto 0 0" > "$FSTAB"
+	before=$(sha256sum < "$IMG")
+	printf 'this is not the passphrase at all\n%s\n' "$(cat "$TESTDIR/pass")" > "$TESTDIR/answers"
+	at_boot "$TESTDIR/answers"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^asked: ' "$TESTDIR/agent.out")" -eq 2 ]
+	[[ "$stderr" == *"no filesystem found on the decrypted device"*"try again (2 of 3)"* ]]
+	umount "$MNT"
+	nothing_attached
+	# passfd=: nothing can be asked again, one try
+	echo "$IMG $MNT cryptoloop cipher=AES256,passfd=3,noauto 0 0" > "$FSTAB"
+	printf '%s\n' "this is not the passphrase at all" > "$TESTDIR/wrong"
+	run --separate-stderr env LIBMOUNT_FSTAB="$FSTAB" mount "$MNT" 3< "$TESTDIR/wrong"
+	[ "$status" -eq 32 ]
+	[[ "$stderr" != *"try again"* ]]
 	nothing_attached
 }
