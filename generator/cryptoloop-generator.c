@@ -15,7 +15,7 @@
  *
  * loop-AES's own form (sw,loop=/dev/loopN,encryption=...) names the raw
  * partition: stock swapon(8) and systemd would swap on it unencrypted.
- * Its swap unit is masked, and the log says how to convert the line.
+ * Its swap unit is made to fail, and the log says how to convert the line.
  *
  * Mount lines are not ours: systemd-fstab-generator's mount units run
  * mount(8), which runs mount.cryptoloop, which asks for passphrases
@@ -493,36 +493,6 @@ out:
 	return rc;
 }
 
-/* loop-AES's "sw,loop=/dev/loopN,encryption=X": mask the raw swap. */
-static int mask_legacy(struct libmnt_fs *fs, const char *early)
-{
-	const char *src = mnt_fs_get_source(fs);
-	char *path = src ? source_path(src) : NULL, *unit = NULL, link[4096];
-	int rc = -EINVAL;
-
-	if (path)
-		unit = unit_name_from_path(path, ".swap");
-	if (!unit) {
-		line_error(fs, "loop-AES encrypted swap line with an unusable source");
-		goto out;
-	}
-	snprintf(link, sizeof(link), "%s/%s", early, unit);
-	if (symlink("/dev/null", link) < 0 && errno != EEXIST) {
-		rc = -errno;
-		line_error(fs, "cannot mask %s: %s", unit, strerror(errno));
-		goto out;
-	}
-	line_say(fs, LOG_WARNING, "loop-AES form (loop=, encryption=): swapon(8) would use %s "
-		   "unencrypted, so %s is masked; convert the line with "
-		   "\"mount.cryptoloop --convert-fstab\" (see cryptoloop-generator(8))",
-		   path, unit);
-	rc = 1;
-out:
-	free(path);
-	free(unit);
-	return rc;
-}
-
 /* @dir/@unit.d/50-cryptoloop-refused.conf: @unit needs @refused to start. */
 static int require_refused(const char *dir, const char *unit, const char *refused)
 {
@@ -552,9 +522,8 @@ static int require_refused(const char *dir, const char *unit, const char *refuse
  * swap.target, which requires it, and with it every other swap line from
  * starting.
  */
-static void refuse_swap(struct libmnt_fs *fs, const char *dir, unsigned long *done)
+static void refuse_swap(const char *src, const char *dir, unsigned long *done)
 {
-	const char *src = mnt_fs_get_source(fs);
 	char *swap_unit, *dev_unit = NULL, name[300], path[4096], target[320];
 	const char *echo[] = { "/bin/echo", last_refusal };
 	const char *fail[] = { "/bin/false" };
@@ -611,6 +580,27 @@ out:
 }
 
 /*
+ * loop-AES's "sw,loop=/dev/loopN,encryption=X" names the raw partition:
+ * refused in place like a line we cannot set up, so that its swap unit
+ * fails at once and swapon never runs on the partition unencrypted.
+ */
+static void refuse_legacy(struct libmnt_fs *fs, const char *dir, unsigned long *done)
+{
+	const char *src = mnt_fs_get_source(fs);
+	char *path = src ? source_path(src) : NULL;
+
+	if (!path) {
+		line_error(fs, "loop-AES encrypted swap line with an unusable source");
+		return;
+	}
+	line_say(fs, LOG_WARNING, "loop-AES form (loop=, encryption=): swapon(8) would use %s "
+		 "unencrypted, so the line is refused; convert it with "
+		 "\"mount.cryptoloop --convert-fstab\" (see cryptoloop-generator(8))", path);
+	refuse_swap(path, dir, done);
+	free(path);
+}
+
+/*
  * A cryptoloop line's mount job may wait for a person at the console (the
  * passphrase, asked again after a typo): no time limit, as systemd-
  * cryptsetup's questions have none.  Not when the line sets one itself.
@@ -661,7 +651,7 @@ int main(int argc, char **argv)
 	struct libmnt_iter *it;
 	struct libmnt_fs *fs;
 	unsigned long done = 0;
-	const char *normal, *early;
+	const char *normal;
 	int status = 0, rc;
 
 	if (argc != 2 && argc != 4) {
@@ -671,7 +661,6 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	normal = argv[1];
-	early = argc == 4 ? argv[2] : argv[1];
 	fstab_path = getenv("SYSTEMD_FSTAB");
 	if (!fstab_path || !*fstab_path)
 		fstab_path = "/etc/fstab";
@@ -709,12 +698,11 @@ int main(int argc, char **argv)
 			continue;
 		if (strstr(opts, OPT_PREFIX)) {
 			if (handle_swap(fs, normal, &done) < 0) {
-				refuse_swap(fs, normal, &done);
+				refuse_swap(mnt_fs_get_source(fs), normal, &done);
 				status = 1;
 			}
 		} else if (mnt_optstr_get_option(opts, "encryption", &v, &l) == 0) {
-			if (mask_legacy(fs, early) < 0)
-				status = 1;
+			refuse_legacy(fs, normal, &done);
 		}
 	}
 	mnt_free_iter(it);

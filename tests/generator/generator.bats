@@ -164,15 +164,27 @@ swap_file_line() {
 	refused_in_place /dev/cryptoloop0 "the cryptoloop kernel module is not installed"
 }
 
-@test "loop-AES's own swap line is masked, never swapped on unencrypted" {
-	generate "UUID=77aa none swap sw,loop=/dev/loop5,encryption=AES128 0 0" \
+@test "loop-AES's own swap line is refused in place, never swapped on unencrypted" {
+	generate "/dev/sdc2 none swap sw,loop=/dev/loop5,encryption=AES128 0 0" \
 		"/dev/sdc3 none swap sw 0 0"
 	[ "$status" -eq 0 ]
-	[ "$(readlink "$T/early/dev-disk-by\\x2duuid-77aa.swap")" = /dev/null ]
-	[[ "$stderr" == *"swapon(8) would use /dev/disk/by-uuid/77aa unencrypted"*"--convert-fstab"* ]]
+	[[ "$stderr" == *"swapon(8) would use /dev/sdc2 unencrypted"*"--convert-fstab"* ]]
+	# not masked: swap.target requires the unit, and would not start, nor
+	# the plain /dev/sdc3 with it; the unit fails with the refusal instead
+	refused_in_place /dev/sdc2 "loop-AES form (loop=, encryption=)"
 	# a plain swap line is none of our business
-	[ ! -e "$T/early/dev-sdc3.swap" ]
-	[ -z "$(ls -A "$T/normal")" ]
+	[ ! -e "$T/normal/dev-sdc3.swap.d" ]
+	[ "$(ls "$T/normal" | grep -c '^cryptoloop-refused-')" -eq 1 ]
+}
+
+@test "loop-AES's swap line by UUID: the unit of the path systemd makes of it fails" {
+	generate "UUID=77aa none swap sw,loop=/dev/loop5,encryption=AES128 0 0"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"swapon(8) would use /dev/disk/by-uuid/77aa unencrypted"* ]]
+	u='cryptoloop-refused-dev-disk-by\x2duuid-77aa.service'
+	[ -f "$T/normal/$u" ]
+	grep -qxF "Requires=$u" "$T/normal/dev-disk-by\\x2duuid-77aa.swap.d/50-cryptoloop-refused.conf"
+	[ -z "$(ls -A "$T/early")" ]
 }
 
 @test "bad lines are named and skipped; good lines still get their units" {
