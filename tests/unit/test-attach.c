@@ -60,11 +60,11 @@ static void check_regs(struct vec_regs *v, const uint8_t *secret, size_t len)
 	regs_wipe(v);
 }
 
-/* The words text[at, at + len) of @m's ref @i, in @buf. */
-static const char *ref_words(const struct loop_attach_msg *m, unsigned int i, char *buf,
+/* The words text[at, at + len) of @msg's ref @i, in @buf. */
+static const char *ref_words(const struct loop_attach_msg *msg, unsigned int i, char *buf,
 			     size_t size)
 {
-	snprintf(buf, size, "%.*s", (int)m->refs[i].len, m->text + m->refs[i].at);
+	snprintf(buf, size, "%.*s", (int)msg->refs[i].len, msg->text + msg->refs[i].at);
 	return buf;
 }
 
