@@ -205,3 +205,12 @@ assert_clean() {
 		esac
 	done < /proc/mounts
 }
+
+# kat_gpgkey: $kf, the KAT's gpg key file (65 keys), and $gp, the
+# passphrase it was made with; gpg's home is the test's own
+kat_gpgkey() {
+	export GNUPGHOME="$TESTDIR/gnupg"
+	mkdir -m 700 "$GNUPGHOME"
+	kf="$top_srcdir/tests/kat/pass/kf1.gpg"
+	gp=$(cat "$top_srcdir/tests/kat/pass/gpgpass.txt")
+}

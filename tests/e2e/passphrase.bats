@@ -73,10 +73,7 @@ no_tty_losetup() {
 }
 
 @test "-T with -K: the gpg passphrase is asked twice, as loop-AES did" {
-	export GNUPGHOME="$TESTDIR/gnupg"
-	mkdir -m 700 "$GNUPGHOME"
-	kf="$top_srcdir/tests/kat/pass/kf1.gpg"
-	gp=$(cat "$top_srcdir/tests/kat/pass/gpgpass.txt")
+	kat_gpgkey
 	# one line only: the second question gets nothing, so they differ
 	printf '%s\n' "$gp" > "$TESTDIR/one"
 	run no_tty_losetup -T -e AES128 -K "$kf" "$IMG" < "$TESTDIR/one"

@@ -50,3 +50,16 @@ helpers_ours() {
 nothing_attached() {
 	! "$LOSETUP" -a | grep -q "$TESTDIR/" || fail "a device of ours is left attached"
 }
+
+# mount_setup: e2e's setup (skipped where the administrator's helpers are
+# installed), $IMG an image holding ext4 under AES256 with the passphrase
+# on fd 3, and $FSTAB the path of the test's own fstab
+mount_setup() {
+	e2e_setup
+	helpers_ours || skip "/sbin/mount.cryptoloop is someone else's install"
+	IMG=$(image 64M secret.img)
+	dev=$(attach -e AES256 -p 3 "$IMG")
+	mkfs.ext4 -q "$dev"
+	detach "$dev"
+	FSTAB="$TESTDIR/fstab"
+}

@@ -21,13 +21,7 @@ teardown_file() {
 }
 
 setup() {
-	e2e_setup
-	helpers_ours || skip "/sbin/mount.cryptoloop is someone else's install"
-	IMG=$(image 64M secret.img)
-	dev=$(attach -e AES256 -p 3 "$IMG")
-	mkfs.ext4 -q "$dev"
-	detach "$dev"
-	FSTAB="$TESTDIR/fstab"
+	mount_setup
 	export CLT_HELPER_LOG="$TESTDIR/helper.log"
 	: > "$CLT_HELPER_LOG"
 }

@@ -14,13 +14,7 @@ teardown_file() {
 }
 
 setup() {
-	e2e_setup
-	helpers_ours || skip "/sbin/mount.cryptoloop is someone else's install"
-	IMG=$(image 64M secret.img)
-	dev=$(attach -e AES256 -p 3 "$IMG")
-	mkfs.ext4 -q "$dev"
-	detach "$dev"
-	FSTAB="$TESTDIR/fstab"
+	mount_setup
 	echo "$IMG $MNT cryptoloop cipher=AES256,passfd=3,noauto 0 0" > "$FSTAB"
 }
 
@@ -434,10 +428,7 @@ at_boot() {
 }
 
 @test "at boot, a wrong gpg passphrase is asked again, up to three times, with no time limit" {
-	export GNUPGHOME="$TESTDIR/gnupg"
-	mkdir -m 700 "$GNUPGHOME"
-	kf="$top_srcdir/tests/kat/pass/kf1.gpg"
-	gp=$(cat "$top_srcdir/tests/kat/pass/gpgpass.txt")
+	kat_gpgkey
 	printf '%s\n' "$gp" > "$TESTDIR/gp"
 	dev=$(PASSFILE="$TESTDIR/gp" attach -e AES128 -K "$kf" -p 3 "$IMG")
 	mkfs.ext4 -q "$dev"
