@@ -6,6 +6,7 @@
 # engines run in the VM suites, with E2E_ENGINE.
 
 load helpers
+load ../lib/ul-chroot
 
 setup() { e2e_setup; }
 teardown() { e2e_teardown; }
