@@ -38,6 +38,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -138,6 +139,29 @@ static int watched_path(const char *path)
 	return 0;
 }
 
+/*
+ * Our own descriptor for the undo, a new open file description: a dup
+ * would share the caller's flags, and the first descriptor the tool opens
+ * may be read-only (a journal read on resume) or O_DIRECT (whose
+ * alignment our undo buffers lack), so the undo writes would fail and
+ * the power cut would not be staged.  A directory (synced, never
+ * written) gets none.
+ */
+static int undo_fd(int fd)
+{
+	char proc[64];
+	int our;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	our = real_open(proc, O_RDWR | O_CLOEXEC);
+	if (our < 0 || our >= 100)
+		return our;
+	/* out of the range the tool's own descriptors use */
+	fd = fcntl(our, F_DUPFD_CLOEXEC, 100);
+	real_close(our);
+	return fd;
+}
+
 static void watch(int fd)
 {
 	struct stat st;
@@ -153,10 +177,28 @@ static void watch(int fd)
 			return;
 		files[i].dev = st.st_dev;
 		files[i].ino = st.st_ino;
-		files[i].fd = fcntl(fd, F_DUPFD_CLOEXEC, 100);
+		files[i].fd = undo_fd(fd);
 		nfiles++;
 	}
 	fd_file[fd] = (signed char)(i + 1);
+}
+
+/* a power cut that cannot be staged would test nothing: say why, abort */
+static void cannot_stage(const char *what, int fd)
+{
+	char msg[160];
+	int n = snprintf(msg, sizeof(msg), "iofault: cannot stage the power cut: %s on fd %d: %s\n",
+			 what, fd, strerror(errno));
+
+	if (n > 0)
+		real_write(STDERR_FILENO, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1);
+	abort();
+}
+
+static void undo_write(int fd, const void *buf, size_t len, off_t off)
+{
+	if (real_pwrite(fd, buf, len, off) != (ssize_t)len)
+		cannot_stage("pwrite", fd);
 }
 
 /* undo what is not durable: all of each write, or (torn) pieces of it */
@@ -169,16 +211,17 @@ static void power_cut(void)
 		int fd = files[u->file].fd;
 
 		if (mode == 1 || mode == 4) {
-			real_pwrite(fd, u->pre, u->len, u->off);
-			if (u->off + (off_t)u->len > u->old_size)
-				ftruncate(fd, u->old_size > u->off ? u->old_size : u->off);
+			undo_write(fd, u->pre, u->len, u->off);
+			if (u->off + (off_t)u->len > u->old_size &&
+			    ftruncate(fd, u->old_size > u->off ? u->old_size : u->off) < 0)
+				cannot_stage("ftruncate", fd);
 			continue;
 		}
 		for (p = 0; p < u->len; p += tear_bytes)
 			if (next_rand() & 1)
-				real_pwrite(fd, u->pre + p,
-					    u->len - p < tear_bytes ? u->len - p : tear_bytes,
-					    u->off + (off_t)p);
+				undo_write(fd, u->pre + p,
+					   u->len - p < tear_bytes ? u->len - p : tear_bytes,
+					   u->off + (off_t)p);
 	}
 }
 
@@ -218,6 +261,8 @@ static struct undo *remember(int fd, size_t len, off_t off)
 	u->pre = calloc(1, len ? len : 1);
 	if (!u->pre)
 		abort();
+	if (files[f].fd < 0)
+		cannot_stage("reopen", fd);
 	u->file = f;
 	u->off = off;
 	u->len = len;
