@@ -13,11 +13,8 @@ bats_require_minimum_version 1.5.0
 load helpers
 
 setup_file() {
-	clx_load
-	T=$BATS_FILE_TMPDIR
-	head -c 131072 /dev/urandom >"$T/plain"
+	clx_setup_file 131072
 	printf '%s' "a passphrase for 5.10 tests" >"$T/pass"
-	export T
 }
 
 setup() {
@@ -29,10 +26,7 @@ setup() {
 }
 
 teardown() {
-	clx_teardown
-	local bad
-	bad=$(dmesg_bad "en$BATS_TEST_NUMBER")
-	[ -z "$bad" ] || { echo "$bad" >&2; return 1; }
+	clx_teardown "en$BATS_TEST_NUMBER"
 }
 
 # same_both_ways NAME OFFSET CLCTL_TRANSFER_OPTS...

@@ -66,8 +66,22 @@ free_loop() {
 	losetup -f
 }
 
+# clx_setup_file BYTES: the module loaded, $T exported, with BYTES of
+# random plaintext in $T/plain
+clx_setup_file() {
+	clx_load
+	T=$BATS_FILE_TMPDIR
+	head -c "$1" /dev/urandom >"$T/plain"
+	export T
+}
+
+# clx_teardown MARK: undo what the test made, then fail it when the
+# kernel complained after setup's dmesg_mark MARK
 clx_teardown() {
-	common_teardown
+	local bad
+	common_teardown || return 1
+	bad=$(dmesg_bad "$1")
+	[ -z "$bad" ] || { echo "kernel log since mark $1:" >&2; echo "$bad" >&2; return 1; }
 }
 
 # dm_open NAME DEV TABLE_CIPHER KEY_HEX IV_OFFSET DEV_OFFSET SECTORS

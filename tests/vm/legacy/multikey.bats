@@ -10,10 +10,7 @@ bats_require_minimum_version 1.5.0
 load helpers
 
 setup_file() {
-	clx_load
-	T=$BATS_FILE_TMPDIR
-	head -c 1048576 /dev/urandom >"$T/plain"
-	export T
+	clx_setup_file 1048576
 }
 
 setup() {
@@ -21,14 +18,7 @@ setup() {
 }
 
 teardown() {
-	clx_teardown
-	local bad
-	bad=$(dmesg_bad "mk$BATS_TEST_NUMBER")
-	if [ -n "$bad" ]; then
-		echo "kernel log:" >&2
-		echo "$bad" >&2
-		return 1
-	fi
+	clx_teardown "mk$BATS_TEST_NUMBER"
 }
 
 hex() {

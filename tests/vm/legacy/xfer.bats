@@ -11,11 +11,8 @@ bats_require_minimum_version 1.5.0
 load helpers
 
 setup_file() {
-	clx_load
-	T=$BATS_FILE_TMPDIR
 	# 1 MiB of plaintext: 2048 sectors.
-	head -c 1048576 /dev/urandom >"$T/plain"
-	export T
+	clx_setup_file 1048576
 }
 
 setup() {
@@ -23,14 +20,7 @@ setup() {
 }
 
 teardown() {
-	clx_teardown
-	local bad
-	bad=$(dmesg_bad "$BATS_TEST_NUMBER")
-	if [ -n "$bad" ]; then
-		echo "kernel log:" >&2
-		echo "$bad" >&2
-		return 1
-	fi
+	clx_teardown "$BATS_TEST_NUMBER"
 }
 
 # An image of OFFSET bytes of a header pattern, then room for the data.
