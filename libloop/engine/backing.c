@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Whether a loop device still holds a record's image: how the engines
- * built on a loop device (kmod, xfer, dm) tell their record is not stale.
+ * The loop device an engine puts on the image itself (kmod, xfer, dm),
+ * and whether a loop device still holds a record's image: how those
+ * engines tell their record is not stale.
  */
 #include "config.h"
 
@@ -10,6 +11,20 @@
 
 #include "private.h"
 #include "engine-private.h"
+
+void loop_engine_image_config(struct loopdev_config *lc, const struct loop_engine_config *cfg,
+			      const struct loop_state *st, uint32_t keep_flags)
+{
+	memset(lc, 0, sizeof(*lc));
+	lc->backing_file = cfg->image;
+	lc->backing_fd = -1;
+	/* the name the kernel reports is the record's, which leads back to it */
+	lc->file_name = st->ref;
+	lc->offset = cfg->offset;
+	lc->sizelimit = cfg->sizelimit;
+	lc->block_size = cfg->block_size;
+	lc->lo_flags = cfg->lo_flags & keep_flags;
+}
 
 int loop_engine_backing_is(const char *device, const char *image)
 {

@@ -521,15 +521,8 @@ static int attach_with(struct loopdev *ld, const struct loop_engine_config *cfg,
 	if (stat(st->image, &sb) == 0 && S_ISBLK(sb.st_mode) && !loopdev_get_path(ld) &&
 	    (!cfg->block_size || cfg->block_size == LOOP_SECTOR_SIZE))
 		return attach_direct(ld, cfg, luks, st, errpos, sb.st_rdev);
-	memset(&lc, 0, sizeof(lc));
-	lc.backing_file = cfg->image;
-	lc.backing_fd = -1;
-	lc.file_name = st->ref;
-	lc.offset = cfg->offset;
-	lc.sizelimit = cfg->sizelimit;
-	lc.block_size = cfg->block_size;
 	/* partitions would be scanned on the ciphertext: never on the lower */
-	lc.lo_flags = cfg->lo_flags & (LO_FLAGS_READ_ONLY | LO_FLAGS_DIRECT_IO);
+	loop_engine_image_config(&lc, cfg, st, LO_FLAGS_READ_ONLY | LO_FLAGS_DIRECT_IO);
 	if (loopdev_get_path(ld) && !strncmp(loopdev_get_path(ld), "/dev/loop", 9)) {
 		loopdev_ctl_add(ld);
 		rc = loopdev_attach(ld, &lc, NULL);

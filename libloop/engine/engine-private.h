@@ -101,6 +101,11 @@ extern const struct loop_engine_ops loop_engine_dm_ops;
 
 /* table.c: the table for @kind, or NULL (AUTO, or not built). */
 const struct loop_engine_ops *loop_engine_ops_get(enum loop_engine_kind kind);
+/* backing.c: @lc for a loop device on @cfg's image, its window and
+ * block size, named by @st's record; of the caller's flags only
+ * @keep_flags pass */
+void loop_engine_image_config(struct loopdev_config *lc, const struct loop_engine_config *cfg,
+			      const struct loop_state *st, uint32_t keep_flags);
 /* backing.c: @device is the loop device the kernel reports as holding
  * @image (the engines on a loop device); 1 when it cannot tell */
 LIBLOOP_PRIVATE_EXPORT int loop_engine_backing_is(const char *device, const char *image);

@@ -62,14 +62,8 @@ static int kmod_attach(struct loopdev *ld, const struct loop_engine_config *cfg,
 	if (kmod_takes(cfg->spec, cfg->key))
 		return -EOPNOTSUPP;
 
-	memset(&lc, 0, sizeof(lc));
-	lc.backing_file = cfg->image;
-	lc.backing_fd = -1;
-	lc.file_name = st->ref;
-	lc.offset = cfg->offset;
-	lc.sizelimit = cfg->sizelimit;
-	lc.block_size = cfg->block_size;
-	lc.lo_flags = cfg->lo_flags & (LO_FLAGS_READ_ONLY | LO_FLAGS_PARTSCAN | LO_FLAGS_DIRECT_IO);
+	loop_engine_image_config(&lc, cfg, st,
+				 LO_FLAGS_READ_ONLY | LO_FLAGS_PARTSCAN | LO_FLAGS_DIRECT_IO);
 	lc.encrypt_type = (uint32_t)cfg->spec->lo_encrypt_type;
 	lc.crypt_name = cfg->spec->lo_crypt_name;
 	lc.key = loop_key_data(cfg->key, 0);
