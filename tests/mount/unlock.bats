@@ -191,6 +191,24 @@ cryptoloop-unlock: $FSTAB:1: the passphrase or key was wrong on every try: $IMG 
 	assert_clean
 }
 
+@test "a console on stdin without a controlling terminal (initramfs-tools): echo off, asked again, restored" {
+	plain_root
+	echo "/dev/cryptoloop5 /r ext4 defaults,x-cryptoloop.source=$IMG,x-cryptoloop.encryption=AES256,x-cryptoloop.phash=sha256 0 1" > "$FSTAB"
+	printf '%s\n' "wrong passphrase number one" "$PASS" > "$TESTDIR/answers"
+	# the device and FSTYPE= go to the console too: the transcript has them
+	run "$PTY" --console --echo-off --transcript "$TESTDIR/tty" "$TESTDIR/answers" -- \
+		"$UNLOCK" --fstab "$FSTAB" /r
+	[ "$status" -eq 0 ]
+	dev=$(grep -o '^/dev/[a-z0-9/-]*' "$TESTDIR/tty")
+	track "$dev"
+	grep -q "^FSTYPE=ext4" "$TESTDIR/tty"
+	grep -q "try again (2 of 3)" "$TESTDIR/tty"
+	[ "$(grep -c 'Password: ' "$TESTDIR/tty")" -eq 2 ]
+	run ! grep -F -e "$PASS" -e "number one" "$TESTDIR/tty"
+	detach "$dev"
+	assert_clean
+}
+
 @test "keydev=: the key file on a labelled ext4 device, mounted read-only for the unlock only" {
 	gpg_root
 	mkdir "$TESTDIR/keys"
