@@ -258,6 +258,7 @@ cryptoloop-unlock: $FSTAB:1: the key device LABEL=clt-none-$$ did not appear wit
 	mkdir -p "$TESTDIR/gen" "$TESTDIR/modules"
 	echo "updates/dkms/cryptoloop.ko.xz:" > "$TESTDIR/modules/modules.dep"
 	export CRYPTOLOOP_MODULES_DIR="$TESTDIR/modules"
+	export SYSTEMD_PROC_CMDLINE="" CRYPTOLOOP_SLEEP_CONF_DIR="$TESTDIR/sleep.conf.d"
 	echo "/dev/cryptoloop1 none swap sw,x-cryptoloop.source=/dev/vdb,x-cryptoloop.encryption=AES128,x-cryptoloop.gpgkey=/k.gpg,x-cryptoloop.keydev=LABEL=K 0 0" > "$FSTAB"
 	run --separate-stderr "$top_builddir/generator/cryptoloop-generator" "$TESTDIR/gen"
 	[ "$status" -eq 1 ]
