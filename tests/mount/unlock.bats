@@ -198,7 +198,7 @@ cryptoloop-unlock: $FSTAB:1: the passphrase or key was wrong on every try: $IMG 
 	# the device and FSTYPE= go to the console too: the transcript has them
 	run "$PTY" --console --echo-off --transcript "$TESTDIR/tty" "$TESTDIR/answers" -- \
 		"$UNLOCK" --fstab "$FSTAB" /r
-	[ "$status" -eq 0 ]
+	[ "$status" -eq 0 ] || fail "status $status: $output; on the console: $(cat "$TESTDIR/tty")"
 	dev=$(grep -o '^/dev/[a-z0-9/-]*' "$TESTDIR/tty")
 	track "$dev"
 	grep -q "^FSTYPE=ext4" "$TESTDIR/tty"

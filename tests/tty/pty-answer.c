@@ -18,10 +18,10 @@
  * O_NOCTTY, and a session leader would make it its controlling terminal,
  * so that /dev/tty works again and the test proves nothing.
  *
- * Each time the terminal shows a prompt (output that ends in ": "), the
- * next line of the file ANSWERS is typed, then Enter; an empty
- * line is Enter alone. The answers come from a file so that they are in
- * no argv. Typing waits for the prompt because a program that turns echo
+ * Each time the terminal shows a prompt (output that ends in ": " and
+ * then stays still for QUIET_SEC), the next line of the file ANSWERS is
+ * typed, then Enter; an empty line is Enter alone. The answers come
+ * from a file so that they are in no argv. Typing waits for the prompt because a program that turns echo
  * off (TCSAFLUSH) throws away what was typed before.
  *
  * With --echo-off, every answer must meet a terminal whose echo is
@@ -48,6 +48,9 @@
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
+
+/* how long the output must stay still after a prompt before typing */
+#define QUIET_SEC 0.2
 
 static void usage(void)
 {
@@ -117,6 +120,7 @@ int main(int argc, char **argv)
 	FILE *answers, *log = NULL;
 	int master, slave, status, i = 1, console = 0, need_echo_off = 0, echoed = 0, left_off = 0;
 	struct termios mode;
+	double last_output = 0;
 	pid_t pid;
 
 	for (; i < argc && argv[i][0] == '-' && strcmp(argv[i], "--"); i += 2) {
@@ -181,16 +185,20 @@ int main(int argc, char **argv)
 				argv[i + 2], timeout);
 			return 124;
 		}
-		if (poll(&p, 1, 50) <= 0 || !(p.revents & POLLIN))
-			continue;
-		ssize_t n = read(master, seen + seen_len, sizeof(seen) - 1 - seen_len);
+		if (poll(&p, 1, 50) > 0 && (p.revents & POLLIN)) {
+			ssize_t n = read(master, seen + seen_len, sizeof(seen) - 1 - seen_len);
 
-		if (n <= 0)
-			continue;
-		if (log)
-			fwrite(seen + seen_len, 1, (size_t)n, log);
-		seen_len += (size_t)n;
-		if (prompted(seen, seen_len) && fgets(line, sizeof(line), answers)) {
+			if (n <= 0)
+				continue;
+			if (log)
+				fwrite(seen + seen_len, 1, (size_t)n, log);
+			seen_len += (size_t)n;
+			last_output = now();
+		}
+		/* a prompt, and then quiet: "prog: " alone is the start of
+		 * a message written in pieces, not a question */
+		if (prompted(seen, seen_len) && now() - last_output >= QUIET_SEC &&
+		    fgets(line, sizeof(line), answers)) {
 			size_t len = strcspn(line, "\n");
 
 			if (tcgetattr(slave, &mode) == 0 && (mode.c_lflag & ECHO))
