@@ -21,8 +21,9 @@
  * Each time the terminal shows a prompt (output that ends in ": " and
  * then stays still for QUIET_SEC), the next line of the file ANSWERS is
  * typed, then Enter; an empty line is Enter alone. The answers come
- * from a file so that they are in no argv. Typing waits for the prompt because a program that turns echo
- * off (TCSAFLUSH) throws away what was typed before.
+ * from a file so that they are in no argv. Typing waits for the prompt
+ * because a program that turns echo off (TCSAFLUSH) throws away what was
+ * typed before.
  *
  * With --echo-off, every answer must meet a terminal whose echo is
  * already off when the prompt shows, and the echo must be on again once
