@@ -23,9 +23,18 @@
  *
  *   cryptoloop-generator NORMAL-DIR [EARLY-DIR LATE-DIR]
  *
- * SYSTEMD_FSTAB names another fstab (as for systemd-fstab-generator), and
- * CRYPTOLOOP_MODULES_DIR another module tree than /lib/modules/`uname -r`;
- * both are for tests, and a generator's environment is PID 1's.
+ * A random-key swap is also where "systemctl hibernate" would write its
+ * image when the command line names no resume= device (systemd then picks
+ * the active swap with the most room): the key dies at power-off and the
+ * image with it. Hibernation is turned off in /run/systemd/sleep.conf.d
+ * then, and the log says why.
+ *
+ * SYSTEMD_FSTAB names another fstab (as for systemd-fstab-generator),
+ * CRYPTOLOOP_MODULES_DIR another module tree than /lib/modules/`uname -r`,
+ * SYSTEMD_PROC_CMDLINE the kernel command line itself (as for systemd's
+ * own generators) and CRYPTOLOOP_SLEEP_CONF_DIR another directory than
+ * /run/systemd/sleep.conf.d; all are for tests, and a generator's
+ * environment is PID 1's.
  */
 #include "config.h"
 
@@ -45,8 +54,7 @@
 
 #include "mount-opts.h"
 #include "unit-name.h"
-
-#define OPT_PREFIX "x-cryptoloop."
+#include "xopts.h"
 
 static const char *fstab_path;
 
@@ -368,42 +376,8 @@ static void drop_engine(struct mount_request *req)
 	}
 }
 
-/* Split the x-cryptoloop.* options: source= apart, the rest as an option
- * string of the helper's table ("encryption=AES128,phash=random"). */
-static int collect_options(struct libmnt_fs *fs, char **source, char **ours)
-{
-	char *str, *p, *name, *val;
-	size_t nlen, vlen, plen = strlen(OPT_PREFIX);
-	const char *opts = mnt_fs_get_options(fs);
-	int rc = 0;
-
-	*source = NULL;
-	*ours = NULL;
-	if (!opts)
-		return 0;
-	str = strdup(opts);
-	if (!str)
-		return -ENOMEM;
-	p = str;
-	while (rc == 0 && mnt_optstr_next_option(&p, &name, &nlen, &val, &vlen) == 0) {
-		char *n, *v;
-
-		if (nlen <= plen || strncmp(name, OPT_PREFIX, plen))
-			continue;
-		n = strndup(name + plen, nlen - plen);
-		v = val ? strndup(val, vlen) : NULL;
-		if (!n || (val && !v))
-			rc = -ENOMEM;
-		else if (!strcmp(n, "source"))
-			rc = *source || !v || !*v ? -EINVAL : (*source = v, v = NULL, 0);
-		else
-			rc = mnt_optstr_append_option(ours, n, v);
-		free(n);
-		free(v);
-	}
-	free(str);
-	return rc;
-}
+/* The first random-key swap device set up, for the hibernation notice. */
+static char random_swap[64];
 
 static int handle_swap(struct libmnt_fs *fs, const char *dir, unsigned long *done)
 {
@@ -413,7 +387,7 @@ static int handle_swap(struct libmnt_fs *fs, const char *dir, unsigned long *don
 	int rc = -EINVAL;
 
 	mopt_init(&s.req);
-	if (collect_options(fs, &raw_source, &ours) < 0) {
+	if (xopts_collect(mnt_fs_get_options(fs), &raw_source, &ours) < 0) {
 		line_error(fs, "x-cryptoloop.source= is missing, empty or repeated");
 		goto out;
 	}
@@ -435,6 +409,11 @@ static int handle_swap(struct libmnt_fs *fs, const char *dir, unsigned long *don
 	if (mopt_parse(&s.req, ours, &bad) < 0) {
 		line_error(fs, "bad option x-cryptoloop.%s (unknown value, missing or repeated)",
 			   bad ? bad : "?");
+		goto out;
+	}
+	if (mopt_unlock_only(&s.req)) {
+		line_error(fs, "x-cryptoloop.%s= is only for the root line, which "
+			   "cryptoloop-unlock sets up in the initramfs", mopt_unlock_only(&s.req));
 		goto out;
 	}
 	if (s.req.fs_options || s.req.fstype || s.req.readonly) {
@@ -484,6 +463,8 @@ static int handle_swap(struct libmnt_fs *fs, const char *dir, unsigned long *don
 		goto out;
 	}
 	*done |= 1UL << s.devno;
+	if (s.random_key && !*random_swap)
+		snprintf(random_swap, sizeof(random_swap), "%s", s.device);
 out:
 	free(raw_source);
 	free(ours);
@@ -645,6 +626,74 @@ out:
 	return rc;
 }
 
+/* Does the kernel command line name a resume= device? */
+static bool cmdline_has_resume(void)
+{
+	const char *env = getenv("SYSTEMD_PROC_CMDLINE");
+	char buf[4096], *word, *save = NULL;
+	size_t n = 0;
+	FILE *f;
+
+	if (env) {
+		snprintf(buf, sizeof(buf), "%s", env);
+	} else {
+		f = fopen("/proc/cmdline", "re");
+		if (f) {
+			n = fread(buf, 1, sizeof(buf) - 1, f);
+			fclose(f);
+		}
+		buf[n] = '\0';
+	}
+	for (word = strtok_r(buf, " \t\n", &save); word; word = strtok_r(NULL, " \t\n", &save))
+		if (!strncmp(word, "resume=", 7) && word[7])
+			return true;
+	return false;
+}
+
+/*
+ * With resume= systemd hibernates only to that device; without it, to the
+ * random-key swap, which no boot can read back. Our drop-in goes again
+ * when no such swap is set up (a daemon-reload after the line changed).
+ */
+static int sleep_conf(void)
+{
+	const char *dir = getenv("CRYPTOLOOP_SLEEP_CONF_DIR");
+	char path[4096];
+	FILE *f;
+
+	if (!dir || !*dir)
+		dir = "/run/systemd/sleep.conf.d";
+	snprintf(path, sizeof(path), "%s/50-cryptoloop.conf", dir);
+	if (!*random_swap || cmdline_has_resume()) {
+		if (unlink(path) < 0 && errno != ENOENT) {
+			gen_log(LOG_ERR, "cannot remove %s: %s", path, strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		gen_log(LOG_ERR, "cannot make %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	f = fopen(path, "we");
+	if (!f) {
+		gen_log(LOG_ERR, "cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	fprintf(f, "# Automatically generated by cryptoloop-generator from %s\n", fstab_path);
+	fprintf(f, "# swap %s has a random key: a hibernation image there could never\n"
+		"# be read back. Set resume= to a persistent swap to hibernate.\n", random_swap);
+	fprintf(f, "[Sleep]\nAllowHibernation=no\nAllowSuspendThenHibernate=no\n"
+		"AllowHybridSleep=no\n");
+	if (fclose(f) != 0) {
+		gen_log(LOG_ERR, "cannot write %s", path);
+		return -1;
+	}
+	gen_log(LOG_NOTICE, "hibernation disabled: swap %s has a random key; set resume= "
+		"to a persistent swap to hibernate", random_swap);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct libmnt_table *tb;
@@ -696,7 +745,7 @@ int main(int argc, char **argv)
 		}
 		if (!opts)
 			continue;
-		if (strstr(opts, OPT_PREFIX)) {
+		if (strstr(opts, XOPT_PREFIX)) {
 			if (handle_swap(fs, normal, &done) < 0) {
 				refuse_swap(mnt_fs_get_source(fs), normal, &done);
 				status = 1;
@@ -705,6 +754,8 @@ int main(int argc, char **argv)
 			refuse_legacy(fs, normal, &done);
 		}
 	}
+	if (sleep_conf() < 0)
+		status = 1;
 	mnt_free_iter(it);
 	mnt_unref_table(tb);
 	return status;
