@@ -423,6 +423,17 @@ out:
 	return rc;
 }
 
+/* /dev/cryptoloopN, a kmod device by its number */
+static bool is_cryptoloop_device(const char *path)
+{
+	const char *n = path;
+
+	if (strncmp(n, "/dev/cryptoloop", 15))
+		return false;
+	n += 15;
+	return *n && strspn(n, "0123456789") == strlen(n);
+}
+
 static int unlock_line(struct root_line *l)
 {
 	struct keydev k = { .made = false };
@@ -446,9 +457,26 @@ static int unlock_line(struct root_line *l)
 		}
 		goto print;
 	}
-	if (!strcasecmp(l->engine, "auto") && push_arg(&l->req, "--engine", choose_engine())) {
-		rc = line_error(l, "%s", strerror(ENOMEM));
-		goto out;
+	if (!strcasecmp(l->engine, "auto")) {
+		l->engine = choose_engine();
+		if (push_arg(&l->req, "--engine", l->engine)) {
+			rc = line_error(l, "%s", strerror(ENOMEM));
+			goto out;
+		}
+	}
+	/*
+	 * The kmod engine sets up the first field's /dev/cryptoloopN, so that
+	 * the booted system's fstab names the device its root is on, and a
+	 * swap line on cryptoloop0 does not find the root there.  The dm
+	 * engine makes a mapping of its own: UUID= is the first field that
+	 * fits both (cryptoloop-initramfs(7)).
+	 */
+	if (!strcasecmp(l->engine, "kmod") && is_cryptoloop_device(l->device)) {
+		l->req.device = strdup(l->device);
+		if (!l->req.device) {
+			rc = line_error(l, "%s", strerror(ENOMEM));
+			goto out;
+		}
 	}
 	if (strcmp(l->fstype, "auto"))
 		l->req.fstype = strdup(l->fstype);

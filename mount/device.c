@@ -97,6 +97,13 @@ int device_setup(const struct mount_request *req, const char *image, char **devi
 
 	if (rc)
 		return rc;
+	if (req->device) {
+		rc = loopdev_set_device(ld, req->device);
+		if (rc) {
+			loopdev_free(ld);
+			return rc;
+		}
+	}
 	rc = fill_opts(&o, req, image, &m);
 	o.warn = tell_warning;
 	o.warn_data = (void *)where;

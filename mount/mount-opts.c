@@ -29,6 +29,7 @@ void mopt_free(struct mount_request *req)
 	free(req->fs_options);
 	free(req->keydev);
 	free(req->keydev_timeout);
+	free(req->device);
 	mopt_init(req);
 }
 

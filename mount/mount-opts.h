@@ -20,6 +20,7 @@ struct mount_request {
 	char *fs_options;		/* what goes to the filesystem */
 	char *keydev;			/* FOPT_UNLOCK: NULL when not given */
 	char *keydev_timeout;
+	char *device;			/* the device to set up, NULL: a free one */
 	unsigned long seen;		/* bit per fstab_opts row */
 };
 
