@@ -45,8 +45,7 @@
 
 #include "mount-opts.h"
 #include "unit-name.h"
-
-#define OPT_PREFIX "x-cryptoloop."
+#include "xopts.h"
 
 static const char *fstab_path;
 
@@ -368,43 +367,6 @@ static void drop_engine(struct mount_request *req)
 	}
 }
 
-/* Split the x-cryptoloop.* options: source= apart, the rest as an option
- * string of the helper's table ("encryption=AES128,phash=random"). */
-static int collect_options(struct libmnt_fs *fs, char **source, char **ours)
-{
-	char *str, *p, *name, *val;
-	size_t nlen, vlen, plen = strlen(OPT_PREFIX);
-	const char *opts = mnt_fs_get_options(fs);
-	int rc = 0;
-
-	*source = NULL;
-	*ours = NULL;
-	if (!opts)
-		return 0;
-	str = strdup(opts);
-	if (!str)
-		return -ENOMEM;
-	p = str;
-	while (rc == 0 && mnt_optstr_next_option(&p, &name, &nlen, &val, &vlen) == 0) {
-		char *n, *v;
-
-		if (nlen <= plen || strncmp(name, OPT_PREFIX, plen))
-			continue;
-		n = strndup(name + plen, nlen - plen);
-		v = val ? strndup(val, vlen) : NULL;
-		if (!n || (val && !v))
-			rc = -ENOMEM;
-		else if (!strcmp(n, "source"))
-			rc = *source || !v || !*v ? -EINVAL : (*source = v, v = NULL, 0);
-		else
-			rc = mnt_optstr_append_option(ours, n, v);
-		free(n);
-		free(v);
-	}
-	free(str);
-	return rc;
-}
-
 static int handle_swap(struct libmnt_fs *fs, const char *dir, unsigned long *done)
 {
 	struct swap_line s = { 0 };
@@ -413,7 +375,7 @@ static int handle_swap(struct libmnt_fs *fs, const char *dir, unsigned long *don
 	int rc = -EINVAL;
 
 	mopt_init(&s.req);
-	if (collect_options(fs, &raw_source, &ours) < 0) {
+	if (xopts_collect(mnt_fs_get_options(fs), &raw_source, &ours) < 0) {
 		line_error(fs, "x-cryptoloop.source= is missing, empty or repeated");
 		goto out;
 	}
@@ -435,6 +397,11 @@ static int handle_swap(struct libmnt_fs *fs, const char *dir, unsigned long *don
 	if (mopt_parse(&s.req, ours, &bad) < 0) {
 		line_error(fs, "bad option x-cryptoloop.%s (unknown value, missing or repeated)",
 			   bad ? bad : "?");
+		goto out;
+	}
+	if (mopt_unlock_only(&s.req)) {
+		line_error(fs, "x-cryptoloop.%s= is only for the root line, which "
+			   "cryptoloop-unlock sets up in the initramfs", mopt_unlock_only(&s.req));
 		goto out;
 	}
 	if (s.req.fs_options || s.req.fstype || s.req.readonly) {
@@ -696,7 +663,7 @@ int main(int argc, char **argv)
 		}
 		if (!opts)
 			continue;
-		if (strstr(opts, OPT_PREFIX)) {
+		if (strstr(opts, XOPT_PREFIX)) {
 			if (handle_swap(fs, normal, &done) < 0) {
 				refuse_swap(mnt_fs_get_source(fs), normal, &done);
 				status = 1;

@@ -64,6 +64,12 @@ void setup_from_fstab(const char *device, int argc, char **argv)
 		const struct fstab_opt *o = &fstab_opts[i];
 		const char *opts = mnt_fs_get_options(fs);
 
+		/* the root line's own, for the initramfs: never ignored */
+		if (o->kind == FOPT_UNLOCK &&
+		    mnt_optstr_get_option(opts, o->name, &val, &len) == 0)
+			errx(EXIT_FAILURE, "%s: %s: the line with loop=%s: %s= is only for "
+			     "the root line of cryptoloop-unlock(8)", device,
+			     mnt_get_fstab_path(), device, o->name);
 		/* the device options of the one table; passfd=, fstype= and
 		 * ro belong to the mount, not to "losetup -F" */
 		if (o->kind != FOPT_LOSETUP)

@@ -23,6 +23,9 @@ const struct fstab_opt fstab_opts[] = {
 	/* name             legacy          kind           losetup                has_value secret */
 	{ "fstype",          NULL,          FOPT_FSTYPE,   NULL,                  true,  false },
 	{ "ro",              NULL,          FOPT_READONLY, "--read-only",         false, false },
+	/* the key file's device, mounted for the unlock at boot only */
+	{ "keydev",          NULL,          FOPT_UNLOCK,   NULL,                  true,  true  },
+	{ "keydev-timeout",  NULL,          FOPT_UNLOCK,   NULL,                  true,  false },
 };
 
 const size_t fstab_opts_count = sizeof(fstab_opts) / sizeof(fstab_opts[0]);

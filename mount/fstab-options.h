@@ -15,6 +15,8 @@ enum fstab_opt_kind {
 	FOPT_FSTYPE,		/* the filesystem inside */
 	FOPT_PASSFD,		/* passphrase fd, read by libloop */
 	FOPT_READONLY,		/* both losetup -r and the mount's ro */
+	FOPT_UNLOCK,		/* cryptoloop-unlock's alone (the root line):
+				 * refused by every other reader */
 };
 
 struct fstab_opt {

@@ -46,7 +46,11 @@ static int same_path(const char *a, const char *b)
 
 char *fstab_line_of(const char *source, const char *target)
 {
-	const char *path = mnt_get_fstab_path();
+	return fstab_line_in(mnt_get_fstab_path(), source, target);
+}
+
+char *fstab_line_in(const char *path, const char *source, const char *target)
+{
 	char line[4096], *res = NULL;
 	FILE *f = fopen(path, "re");
 	unsigned int n = 0;

@@ -8,6 +8,8 @@
  * NULL when the mount does not come from one.
  */
 char *fstab_line_of(const char *source, const char *target);
+/* The same in the fstab file @path. */
+char *fstab_line_in(const char *path, const char *source, const char *target);
 
 struct loop_attach_msg;
 

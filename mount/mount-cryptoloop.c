@@ -28,13 +28,12 @@
 #include "fstab-convert.h"
 #include "messages.h"
 #include "mount-opts.h"
+#include "unlock.h"
 
 /* mount(8)'s exit codes, which callers of helpers interpret */
 #define MOUNT_EX_USAGE   1
 #define MOUNT_EX_SYSERR  2
 #define MOUNT_EX_FAIL    32
-/* a wrong passphrase is asked again this often, as systemd-cryptsetup's tries= */
-#define MAX_TRIES        3
 
 struct helper_args {
 	const char *source;
@@ -305,19 +304,6 @@ static int remount(const struct helper_args *a)
 	return rc;
 }
 
-/* Filesystem types that mount a superblock libblkid calls @found. */
-static bool type_fits(const char *want, const char *found)
-{
-	if (!strcmp(want, found))
-		return true;
-	/* the ext4 driver mounts ext2 and ext3, ext3's mounts ext2 */
-	if (!strcmp(want, "ext4"))
-		return !strcmp(found, "ext2") || !strcmp(found, "ext3");
-	if (!strcmp(want, "ext3"))
-		return !strcmp(found, "ext2");
-	return false;
-}
-
 static int mount_fs(const struct helper_args *a, const char *device,
 		    const char *fstype, const char *options)
 {
@@ -336,73 +322,6 @@ static int mount_fs(const struct helper_args *a, const char *device,
 	mnt_optstr_append_option(&opts, "helper", "cryptoloop");
 	mnt_context_set_fstype(cxt, fstype);
 	return run_mount(cxt, a, device, opts);
-}
-
-/*
- * Was the passphrase asked for (a terminal or systemd's password agents)?
- * Then a wrong one is asked again, as systemd-cryptsetup does: at boot a
- * typo must not end in emergency mode.  A passphrase from passfd=, a key
- * file or a pipe on standard input cannot be asked again.
- */
-static bool asked(const struct mount_request *req)
-{
-	struct stat st;
-
-	if (req->passfd >= 0 || mopt_given(req, "keyfile"))
-		return false;
-	if (fstat(STDIN_FILENO, &st) < 0)
-		return true;
-	return !S_ISFIFO(st.st_mode) && !S_ISREG(st.st_mode) && !S_ISSOCK(st.st_mode);
-}
-
-/*
- * Set the device up and find its filesystem.  A wrong passphrase shows
- * as gpg refusing the key file, or (a plain passphrase) as garbage: no
- * filesystem, or not the fstype= one.  Garbage is never mounted.
- * Returns 0 with *@device and *@fstype set, or -1 (already told).
- */
-static int unlock(const struct mount_request *req, const struct helper_args *a,
-		  const char *where, char **device, char **fstype)
-{
-	int tries = asked(req) ? MAX_TRIES : 1, try, rc;
-
-	for (try = 1;; try++) {
-		/* libloop's messages, retold in the fstab's words */
-		rc = device_setup(req, a->source, device, where);
-		if (rc == -EKEYREJECTED && try < tries) {
-			warnx("%s: try again (%d of %d)", a->source, try + 1, tries);
-			continue;
-		}
-		if (rc)
-			return -1;
-		/*
-		 * A wrong passphrase gives garbage, never an error: probe
-		 * even when fstype= names the type, and refuse when it is
-		 * not there.
-		 */
-		rc = device_probe_fstype(*device, fstype);
-		if (rc == 0 && req->fstype && !type_fits(req->fstype, *fstype)) {
-			warnx("%s: no %s filesystem on the decrypted device %s (found %s): "
-			      "wrong passphrase or cipher, or a wrong fstype=?", a->source,
-			      req->fstype, *device, *fstype);
-			rc = 1;
-		} else if (rc > 0) {
-			warnx("%s: no filesystem found on the decrypted device %s: "
-			      "wrong passphrase or cipher?", a->source, *device);
-		} else if (rc < 0) {
-			warnx("%s: cannot probe %s: %s", a->source, *device, strerror(-rc));
-		}
-		if (!rc)
-			return 0;
-		device_teardown(*device);
-		free(*device);
-		free(*fstype);
-		*device = NULL;
-		*fstype = NULL;
-		if (rc < 0 || try >= tries)
-			return -1;
-		warnx("%s: try again (%d of %d)", a->source, try + 1, tries);
-	}
 }
 
 int main(int argc, char **argv)
@@ -424,6 +343,10 @@ int main(int argc, char **argv)
 	if (mopt_parse(&req, a.options, &bad) < 0)
 		errx(MOUNT_EX_USAGE, "%s%s%s: bad option '%s' (missing or repeated value?)",
 		     where ? where : "", where ? ": " : "", a.source, bad ? bad : "?");
+	if (mopt_unlock_only(&req))
+		errx(MOUNT_EX_USAGE, "%s%s%s: %s= is only for the root line of "
+		     "cryptoloop-unlock(8) (x-cryptoloop.%s=)", where ? where : "",
+		     where ? ": " : "", a.source, mopt_unlock_only(&req), mopt_unlock_only(&req));
 	if (!mopt_given(&req, "cipher")) {
 		char opt[300];
 
@@ -454,7 +377,7 @@ int main(int argc, char **argv)
 		     "(open it for mount: \"mount ... %d<FILE\")", where ? where : "",
 		     where ? ": " : "", a.source, req.passfd, req.passfd);
 
-	rc = unlock(&req, &a, where, &device, &fstype);
+	rc = unlock_device(&req, a.source, where, &device, &fstype);
 	if (rc) {
 		rc = MOUNT_EX_FAIL;
 		goto out;

@@ -27,6 +27,8 @@ void mopt_free(struct mount_request *req)
 		free(req->losetup_args[i]);
 	free(req->fstype);
 	free(req->fs_options);
+	free(req->keydev);
+	free(req->keydev_timeout);
 	mopt_init(req);
 }
 
@@ -38,6 +40,16 @@ bool mopt_given(const struct mount_request *req, const char *name)
 		if (!strcmp(fstab_opts[i].name, name))
 			return req->seen & (1UL << i);
 	return false;
+}
+
+const char *mopt_unlock_only(const struct mount_request *req)
+{
+	size_t i;
+
+	for (i = 0; i < fstab_opts_count; i++)
+		if (fstab_opts[i].kind == FOPT_UNLOCK && (req->seen & (1UL << i)))
+			return fstab_opts[i].name;
+	return NULL;
 }
 
 static int push_arg(struct mount_request *req, const char *arg, size_t len)
@@ -84,6 +96,12 @@ static int take(struct mount_request *req, const struct fstab_opt *d,
 	case FOPT_READONLY:
 		req->readonly = true;
 		return mnt_optstr_append_option(&req->fs_options, "ro", NULL);
+	case FOPT_UNLOCK: {
+		char **to = !strcmp(d->name, "keydev") ? &req->keydev : &req->keydev_timeout;
+
+		*to = strndup(val, vlen);
+		return *to ? 0 : -ENOMEM;
+	}
 	}
 	return -EINVAL;
 }

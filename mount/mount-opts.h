@@ -18,6 +18,8 @@ struct mount_request {
 	bool readonly;
 	bool nofail;
 	char *fs_options;		/* what goes to the filesystem */
+	char *keydev;			/* FOPT_UNLOCK: NULL when not given */
+	char *keydev_timeout;
 	unsigned long seen;		/* bit per fstab_opts row */
 };
 
@@ -32,5 +34,7 @@ void mopt_init(struct mount_request *req);
 /* Was the option of that (documented) name given? */
 bool mopt_given(const struct mount_request *req, const char *name);
 void mopt_free(struct mount_request *req);
+/* The first option given that only cryptoloop-unlock takes, or NULL. */
+const char *mopt_unlock_only(const struct mount_request *req);
 
 #endif

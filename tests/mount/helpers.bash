@@ -63,3 +63,8 @@ mount_setup() {
 	detach "$dev"
 	FSTAB="$TESTDIR/fstab"
 }
+
+# same ACTUAL EXPECTED: say both when they differ
+same() {
+	[ "$1" = "$2" ] || fail "got:      $1"$'\n'"expected: $2"
+}

@@ -57,11 +57,6 @@ libmount() {
 	"$MOUNT" -V | grep -q "libmount $1" || fail "$MOUNT -V: not libmount $1"
 }
 
-# same ACTUAL EXPECTED: say both when they differ
-same() {
-	[ "$1" = "$2" ] || fail "got:      $1"$'\n'"expected: $2"
-}
-
 # utab_lines: the lines of /run/mount/utab about $MNT
 utab_lines() {
 	grep -F " TARGET=$MNT " /run/mount/utab || true
