@@ -57,6 +57,9 @@ unsigned int loop_key_count_of(const struct loop_cipher_spec *spec,
 int loop_pass_read_fd_multi_drain(struct loop_pass **pass, int fd);
 /* The first lines of @a and @b are equal (the -T check). */
 int loop_pass_same(const struct loop_pass *a, const struct loop_pass *b);
+/* one line from @fd, a terminal but not the controlling one, echo off;
+ * @prompt on standard error */
+int loop_pass_read_terminal(struct loop_pass **pass, int fd, const char *prompt);
 
 #include "secure-mem.h"
 

@@ -8,7 +8,8 @@
  *  3. otherwise systemd's password agents, when systemd runs: at boot a
  *     mount or service has /dev/null as stdin, and the agents ask on the
  *     console or in plymouth;
- *  4. otherwise standard input, whatever it is, as getpass() did.
+ *  4. otherwise standard input, whatever it is, as getpass() did (a
+ *     console there, as in an initramfs, gets its echo turned off).
  * The one output of the library: without a terminal the prompt goes to
  * standard error, as getpass() wrote it.
  */
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include "ask.h"
+#include "crypto-internal.h"
 
 /* How long an agent's question stays up: for ever (0), as systemd-cryptsetup's
  * questions at boot; a person who is slow to answer must not end in
@@ -36,20 +38,27 @@ static bool stdin_carries_data(void)
 	return S_ISFIFO(st.st_mode) || S_ISREG(st.st_mode) || S_ISSOCK(st.st_mode);
 }
 
+/* getpass() without a controlling terminal: the prompt goes to stderr,
+ * and a console on stdin gets its echo turned off */
+static int read_stdin_line(struct loop_pass **pass, const char *prompt)
+{
+	fflush(stderr);
+	if (isatty(STDIN_FILENO))
+		return loop_pass_read_terminal(pass, STDIN_FILENO, prompt);
+	fputs(prompt, stderr);
+	fflush(stderr);
+	return loop_pass_read_fd(pass, STDIN_FILENO, LOOP_PASS_ONE_LINE);
+}
+
 static int read_stdin(struct loop_pass **pass, const char *prompt, bool verify)
 {
 	struct loop_pass *again = NULL;
 	int rc;
 
-	/* getpass() without a terminal: the prompt goes to stderr */
-	fputs(prompt, stderr);
-	fflush(stderr);
-	rc = loop_pass_read_fd(pass, STDIN_FILENO, LOOP_PASS_ONE_LINE);
+	rc = read_stdin_line(pass, prompt);
 	if (rc || !verify)
 		return rc;
-	fputs("Retype password: ", stderr);
-	fflush(stderr);
-	rc = loop_pass_read_fd(&again, STDIN_FILENO, LOOP_PASS_ONE_LINE);
+	rc = read_stdin_line(&again, "Retype password: ");
 	if (rc == 0) {
 		size_t la = 0, lb = 0;
 		const char *a = loop_pass_line(*pass, 0, &la);

@@ -314,7 +314,10 @@ static void tty_release(const struct sigaction *saved)
 		sigaction(tty_signals[i], &saved[i], NULL);
 }
 
-static int tty_read_one(int fd, const char *prompt, struct loop_pass **out)
+/* One line from the terminal @fd with echo off; @prompt goes to @prompt_fd
+ * once echo is off, since turning it off (TCSAFLUSH) drops what was typed
+ * before. */
+static int tty_read_one(int fd, int prompt_fd, const char *prompt, struct loop_pass **out)
 {
 	struct sigaction saved[N_TTY_SIGNALS];
 	struct termios old, quiet;
@@ -336,7 +339,7 @@ static int tty_read_one(int fd, const char *prompt, struct loop_pass **out)
 			return r;
 		}
 	}
-	if (prompt && *prompt && write(fd, prompt, strlen(prompt)) < 0) {
+	if (prompt && *prompt && write(prompt_fd, prompt, strlen(prompt)) < 0) {
 		r = -errno;
 		goto out;
 	}
@@ -372,7 +375,7 @@ static int tty_read_one(int fd, const char *prompt, struct loop_pass **out)
 	else
 		r = builder_finish(&b, out);
 	/* Echo was off, so the user's Enter left no newline. */
-	if (write(fd, "\n", 1) < 0) {
+	if (write(prompt_fd, "\n", 1) < 0) {
 		/* nothing sensible to do */
 	}
 out:
@@ -407,11 +410,11 @@ static int pass_read_tty(struct loop_pass **pass, const char *prompt, int verify
 		return -ENOTTY;
 	}
 	do
-		r = tty_read_one(fd, prompt ? prompt : "Password: ", &a);
+		r = tty_read_one(fd, fd, prompt ? prompt : "Password: ", &a);
 	while (r == -EAGAIN);
 	if (r == 0 && verify) {
 		do
-			r = tty_read_one(fd, "Retype password: ", &b);
+			r = tty_read_one(fd, fd, "Retype password: ", &b);
 		while (r == -EAGAIN);
 		if (r == 0 && !loop_pass_same(a, b))
 			r = -EKEYREJECTED;
@@ -431,6 +434,25 @@ LIBLOOP_EXPORT int loop_pass_read_tty(struct loop_pass **pass, const char *promp
 	int r = pass_read_tty(pass, prompt, verify);
 
 	/* the entries were copied and compared through the stack and registers */
+	loop_secret_scrub();
+	return r;
+}
+
+/*
+ * A terminal that is not the controlling one: standard input of a script
+ * that init runs on the console (an initramfs) has no /dev/tty. getpass()
+ * turns echo off there too, and writes the prompt to standard error.
+ */
+int loop_pass_read_terminal(struct loop_pass **pass, int fd, const char *prompt)
+{
+	int r;
+
+	if (!pass)
+		return -EINVAL;
+	*pass = NULL;
+	do
+		r = tty_read_one(fd, STDERR_FILENO, prompt, pass);
+	while (r == -EAGAIN);
 	loop_secret_scrub();
 	return r;
 }

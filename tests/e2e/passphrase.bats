@@ -36,7 +36,7 @@ check_key_is_pass() {
 on_tty() {
 	local answers=$1
 	shift
-	"$PTY" --transcript "$TESTDIR/tty" "$answers" -- \
+	"$PTY" --echo-off --transcript "$TESTDIR/tty" "$answers" -- \
 		"$LOSETUP" -f --show --engine "$E2E_ENGINE" "$@"
 }
 
@@ -183,6 +183,24 @@ no_tty_losetup() {
 	DEV=$(on_tty "$TESTDIR/answers" -e aes "$IMG")
 	track "$DEV"
 	grep -q "^Password: " "$TESTDIR/tty"
+	run grep -F -- "$PASS" "$TESTDIR/tty"
+	[ "$status" -eq 1 ]
+	check_key_is_pass "$DEV"
+	detach "$DEV"
+	assert_clean
+}
+
+@test "a console on stdin without a controlling terminal (an initramfs): echo off, -T too" {
+	# no agent: a directory that is not there
+	export LIBLOOP_ASK_PASSWORD_DIR="$TESTDIR/no-agent"
+	printf '%s\n%s\n' "$PASS" "$PASS" > "$TESTDIR/answers"
+	"$PTY" --console --echo-off --transcript "$TESTDIR/tty" "$TESTDIR/answers" -- \
+		"$LOSETUP" -f --show --engine "$E2E_ENGINE" -T -e aes "$IMG"
+	DEV=$(grep -o '/dev/[a-z0-9/-]*' "$TESTDIR/tty" | tail -1)
+	[ -n "$DEV" ]
+	track "$DEV"
+	grep -q "^Password: " "$TESTDIR/tty"
+	grep -q "Retype password: " "$TESTDIR/tty"
 	run grep -F -- "$PASS" "$TESTDIR/tty"
 	[ "$status" -eq 1 ]
 	check_key_is_pass "$DEV"

@@ -13,7 +13,8 @@ SVC0=cryptoloop-setup-cryptoloop0.service
 @test "random-key swap: a setup service before the swap unit, after the source device" {
 	generate "/dev/cryptoloop0 none swap sw,x-cryptoloop.source=/dev/sdb2,x-cryptoloop.encryption=AES128,x-cryptoloop.phash=random 0 0"
 	[ "$status" -eq 0 ]
-	[ -z "$stderr" ]
+	# the one word: hibernation (tested below)
+	[ "$stderr" = "cryptoloop-generator: hibernation disabled: swap /dev/cryptoloop0 has a random key; set resume= to a persistent swap to hibernate" ]
 	u="$T/normal/$SVC0"
 	[ -f "$u" ]
 	grep -qx "BindsTo=dev-sdb2.device" "$u"
@@ -313,4 +314,58 @@ swap_file_line() {
 	[ ! -e "$T/normal/srv-b.mount.d" ]
 	[ ! -e "$T/normal/srv-c.mount.d" ]
 	[ "$(ls "$T/normal")" = "$(basename "$d")" ]
+}
+
+@test "random-key swap and no resume=: hibernation is turned off in sleep.conf.d, and the log says why" {
+	generate "/dev/cryptoloop0 none swap sw,x-cryptoloop.source=/dev/sdb2,x-cryptoloop.encryption=AES128,x-cryptoloop.phash=random 0 0" \
+		"/dev/cryptoloop1 none swap sw,x-cryptoloop.source=/dev/sdb3,x-cryptoloop.encryption=AES128,x-cryptoloop.phash=random 0 0"
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "cryptoloop-generator: hibernation disabled: swap /dev/cryptoloop0 has a random key; set resume= to a persistent swap to hibernate" ]
+	f="$T/sleep.conf.d/50-cryptoloop.conf"
+	[ "$(grep -v '^#' "$f")" = "[Sleep]
+AllowHibernation=no
+AllowSuspendThenHibernate=no
+AllowHybridSleep=no" ]
+	# systemd's own parser reads the three settings (systemd-sleep.conf(5))
+	if command -v systemd-analyze >/dev/null; then
+		mkdir -p "$T/sysroot/run/systemd"
+		cp -r "$T/sleep.conf.d" "$T/sysroot/run/systemd/"
+		run --separate-stderr systemd-analyze cat-config --root="$T/sysroot" systemd/sleep.conf
+		[ "$status" -eq 0 ]
+		[[ "$output" == *"# $T/sysroot/run/systemd/sleep.conf.d/50-cryptoloop.conf"*"AllowHibernation=no"* ]]
+	fi
+}
+
+@test "random-key swap with resume= on the command line, or a fixed-key swap: hibernation stays, a stale drop-in goes" {
+	line0="/dev/cryptoloop0 none swap sw,x-cryptoloop.source=/dev/sdb2,x-cryptoloop.encryption=AES128,x-cryptoloop.phash=random 0 0"
+	generate "$line0"
+	[ -f "$T/sleep.conf.d/50-cryptoloop.conf" ]
+	# systemd hibernates only to resume= when it is set
+	rm -r "$T/normal"
+	mkdir "$T/normal"
+	SYSTEMD_PROC_CMDLINE="root=/dev/vda resume=UUID=1234 quiet" generate "$line0"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ ! -e "$T/sleep.conf.d/50-cryptoloop.conf" ]
+	[ -f "$T/normal/$SVC0" ]
+	# an empty resume= names nothing
+	rm -r "$T/normal"
+	mkdir "$T/normal"
+	SYSTEMD_PROC_CMDLINE="resume= root=/dev/vda" generate "$line0"
+	[ -f "$T/sleep.conf.d/50-cryptoloop.conf" ]
+	# a passphrase-keyed swap can be read back
+	rm -r "$T/normal"
+	mkdir "$T/normal"
+	generate "/dev/cryptoloop0 none swap sw,x-cryptoloop.source=/dev/sdb2,x-cryptoloop.encryption=AES128,x-cryptoloop.gpgkey=/etc/swap.gpg 0 0"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ ! -e "$T/sleep.conf.d/50-cryptoloop.conf" ]
+}
+
+@test "the root line (x-cryptoloop.* on an ordinary mount line) is cryptoloop-unlock's: no unit, no word" {
+	generate "UUID=1234-abcd / ext4 errors=remount-ro,x-cryptoloop.source=PARTUUID=0a-01,x-cryptoloop.encryption=AES128,x-cryptoloop.gpgkey=/rootkey.gpg,x-cryptoloop.keydev=LABEL=CLKEYS 0 1"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ -z "$(ls -A "$T/normal")" ]
+	[ ! -e "$T/sleep.conf.d" ]
 }

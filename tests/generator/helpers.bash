@@ -14,6 +14,9 @@ gen_setup() {
 	echo "updates/dkms/cryptoloop.ko.xz:" > "$T/modules/modules.dep"
 	export CRYPTOLOOP_MODULES_DIR="$T/modules"
 	export SYSTEMD_FSTAB="$T/fstab"
+	# never the host's command line or /run/systemd/sleep.conf.d
+	export SYSTEMD_PROC_CMDLINE="root=/dev/vda ro"
+	export CRYPTOLOOP_SLEEP_CONF_DIR="$T/sleep.conf.d"
 }
 
 gen_teardown() {

@@ -69,7 +69,8 @@ keydev='LABEL=CLKEYS'
 keydev_timeout='5'"
 	# what a hook does with it
 	eval "$output"
-	[ "$gpgkey" = "/root'key.gpg" ] && [ "$keydev_timeout" = 5 ]
+	[ "$gpgkey" = "/root'key.gpg" ]
+	[ "$keydev_timeout" = 5 ]
 }
 
 @test "--check: a line without keydev: engine auto, empty key values, timeout 30" {
@@ -100,10 +101,12 @@ keydev_timeout='30'"
 	/dev/cryptoloop6 /f ext4 defaults,x-cryptoloop.source=/dev/vda,x-cryptoloop.encryption=AES128,x-cryptoloop.keybits=128,x-cryptoloop.keybits=256 0 1
 	EOF
 	run --separate-stderr "$UNLOCK" --check --fstab "$FSTAB" /
-	[ "$status" -eq 1 ] && [ -z "$output" ]
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
 	same "$stderr" "cryptoloop-unlock: $FSTAB: no line for / with x-cryptoloop.source="
 	run --separate-stderr "$UNLOCK" --check --fstab "$FSTAB" /a
-	[ "$status" -eq 1 ] && [ -z "$output" ]
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
 	[[ "$stderr" == "cryptoloop-unlock: $FSTAB:2: x-cryptoloop.engine=fuse: only kmod or dm"* ]]
 	run --separate-stderr "$UNLOCK" --check --fstab "$FSTAB" /b
 	[ "$status" -eq 1 ]
@@ -129,7 +132,8 @@ keydev_timeout='30'"
 	[ "$status" -eq 0 ]
 	dev=${lines[0]}
 	track "$dev"
-	[ "${#lines[@]}" -eq 2 ] && [ "${lines[1]}" = FSTYPE=ext4 ]
+	[ "${#lines[@]}" -eq 2 ]
+	[ "${lines[1]}" = FSTYPE=ext4 ]
 	[ "$(blkid -p -o value -s LABEL "$dev")" = clt-root ]
 	# a second run (the hook runs again): the same device, nothing asked
 	run --separate-stderr "$UNLOCK" --fstab "$FSTAB" /r </dev/null
@@ -145,7 +149,8 @@ FSTYPE=ext4"
 	gpg_root
 	echo "/dev/cryptoloop5 /r ext4 defaults,x-cryptoloop.source=$IMG,x-cryptoloop.encryption=AES128,x-cryptoloop.gpgkey=$K 0 1" > "$FSTAB"
 	run --separate-stderr "$UNLOCK" --fstab "$FSTAB" /r <<<"not the passphrase at all"
-	[ "$status" -eq 3 ] && [ -z "$output" ]
+	[ "$status" -eq 3 ]
+	[ -z "$output" ]
 	[[ "$stderr" == *"$FSTAB:1: $K: gpg cannot decrypt the key file"* ]]
 	[[ "$stderr" != *"try again"* ]]
 	[[ "$stderr" == *"
@@ -160,7 +165,8 @@ cryptoloop-unlock: $FSTAB:1: the passphrase or key was wrong on every try: $IMG 
 		"wrong passphrase number three" "$PASS" > "$TESTDIR/answers"
 	run --separate-stderr "$PTY" --transcript "$TESTDIR/tty" "$TESTDIR/answers" -- \
 		"$UNLOCK" --fstab "$FSTAB" /r
-	[ "$status" -eq 3 ] && [ -z "$output" ]
+	[ "$status" -eq 3 ]
+	[ -z "$output" ]
 	[ "$(grep -c 'Password: ' "$TESTDIR/tty")" -eq 3 ]
 	[[ "$stderr" == *"try again (2 of 3)"*"try again (3 of 3)"* ]]
 	[[ "$stderr" == *"no filesystem found on the decrypted device"* ]]
@@ -182,6 +188,24 @@ cryptoloop-unlock: $FSTAB:1: the passphrase or key was wrong on every try: $IMG 
 	[ "${lines[1]}" = FSTYPE=ext4 ]
 	[ "$("$LOSETUP" -a | grep -c "$IMG")" -eq 1 ]
 	detach "${lines[0]}"
+	assert_clean
+}
+
+@test "a console on stdin without a controlling terminal (initramfs-tools): echo off, asked again, restored" {
+	plain_root
+	echo "/dev/cryptoloop5 /r ext4 defaults,x-cryptoloop.source=$IMG,x-cryptoloop.encryption=AES256,x-cryptoloop.phash=sha256 0 1" > "$FSTAB"
+	printf '%s\n' "wrong passphrase number one" "$PASS" > "$TESTDIR/answers"
+	# the device and FSTYPE= go to the console too: the transcript has them
+	run "$PTY" --console --echo-off --transcript "$TESTDIR/tty" "$TESTDIR/answers" -- \
+		"$UNLOCK" --fstab "$FSTAB" /r
+	[ "$status" -eq 0 ] || fail "status $status: $output; on the console: $(cat "$TESTDIR/tty")"
+	dev=$(grep -o '^/dev/[a-z0-9/-]*' "$TESTDIR/tty")
+	track "$dev"
+	grep -q "^FSTYPE=ext4" "$TESTDIR/tty"
+	grep -q "try again (2 of 3)" "$TESTDIR/tty"
+	[ "$(grep -c 'Password: ' "$TESTDIR/tty")" -eq 2 ]
+	run ! grep -F -e "$PASS" -e "number one" "$TESTDIR/tty"
+	detach "$dev"
 	assert_clean
 }
 
@@ -211,7 +235,8 @@ cryptoloop-unlock: $FSTAB:1: the passphrase or key was wrong on every try: $IMG 
 	echo "/dev/cryptoloop5 /r ext4 defaults,x-cryptoloop.source=$IMG,x-cryptoloop.encryption=AES128,x-cryptoloop.gpgkey=/rootkey.gpg,x-cryptoloop.keydev=LABEL=clt-none-$$,x-cryptoloop.keydev-timeout=1 0 1" > "$FSTAB"
 	SECONDS=0
 	run --separate-stderr "$UNLOCK" --fstab "$FSTAB" /r <<<"$gp"
-	[ "$status" -eq 1 ] && [ -z "$output" ]
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
 	[ "$SECONDS" -le 4 ]
 	same "$stderr" "cryptoloop-unlock: waiting up to 1 s for the key device LABEL=clt-none-$$ holding /rootkey.gpg for /r
 cryptoloop-unlock: $FSTAB:1: the key device LABEL=clt-none-$$ did not appear within 1 s"
@@ -233,6 +258,7 @@ cryptoloop-unlock: $FSTAB:1: the key device LABEL=clt-none-$$ did not appear wit
 	mkdir -p "$TESTDIR/gen" "$TESTDIR/modules"
 	echo "updates/dkms/cryptoloop.ko.xz:" > "$TESTDIR/modules/modules.dep"
 	export CRYPTOLOOP_MODULES_DIR="$TESTDIR/modules"
+	export SYSTEMD_PROC_CMDLINE="" CRYPTOLOOP_SLEEP_CONF_DIR="$TESTDIR/sleep.conf.d"
 	echo "/dev/cryptoloop1 none swap sw,x-cryptoloop.source=/dev/vdb,x-cryptoloop.encryption=AES128,x-cryptoloop.gpgkey=/k.gpg,x-cryptoloop.keydev=LABEL=K 0 0" > "$FSTAB"
 	run --separate-stderr "$top_builddir/generator/cryptoloop-generator" "$TESTDIR/gen"
 	[ "$status" -eq 1 ]

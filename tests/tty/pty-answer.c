@@ -5,14 +5,31 @@
  * would, so that tests reach the terminal path (/dev/tty) without a real
  * one and without waiting on one.
  *
- *   pty-answer [--timeout SEC] [--transcript FILE] ANSWERS -- COMMAND [ARG...]
+ *   pty-answer [--timeout SEC] [--transcript FILE] [--console] [--echo-off]
+ *              ANSWERS -- COMMAND [ARG...]
  *
  * COMMAND keeps our standard input, output and error; only /dev/tty is
- * the pty. Each time the terminal shows a prompt (output that ends in
- * ": "), the next line of the file ANSWERS is typed, then Enter; an empty
- * line is Enter alone. The answers come from a file so that they are in
- * no argv. Typing waits for the prompt because a program that turns echo
- * off (TCSAFLUSH) throws away what was typed before.
+ * the pty. With --console the pty is COMMAND's standard input, output and
+ * error instead, and COMMAND has no controlling terminal: a script that
+ * init runs on the console, as in an initramfs. COMMAND is then not a
+ * session leader either (a child of one, as a program init's script runs
+ * is), so that it cannot acquire the pty by opening it: bash, which runs
+ * libtool's wrapper scripts, opens its standard input's terminal without
+ * O_NOCTTY, and a session leader would make it its controlling terminal,
+ * so that /dev/tty works again and the test proves nothing.
+ *
+ * Each time the terminal shows a prompt (output that ends in ": " and
+ * then stays still for QUIET_SEC), the next line of the file ANSWERS is
+ * typed, then Enter; an empty line is Enter alone. The answers come
+ * from a file so that they are in no argv. Typing waits for the prompt
+ * because a program that turns echo off (TCSAFLUSH) throws away what was
+ * typed before.
+ *
+ * With --echo-off, every answer must meet a terminal whose echo is
+ * already off when the prompt shows, and the echo must be on again once
+ * COMMAND is done: the answer is still typed, but the exit status is 3
+ * when either fails. Checking the terminal's mode, not the transcript,
+ * tells it even where the echo would come late.
  *
  * Everything COMMAND wrote on the terminal goes to the --transcript file.
  * Exits with COMMAND's status (128+N for a signal), 124 when it did not
@@ -29,13 +46,17 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
+/* how long the output must stay still after a prompt before typing */
+#define QUIET_SEC 0.2
+
 static void usage(void)
 {
-	fputs("usage: pty-answer [--timeout SEC] [--transcript FILE] ANSWERS -- COMMAND [ARG...]\n",
-	      stderr);
+	fputs("usage: pty-answer [--timeout SEC] [--transcript FILE] [--console] [--echo-off] "
+	      "ANSWERS -- COMMAND [ARG...]\n", stderr);
 	exit(2);
 }
 
@@ -47,7 +68,7 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static pid_t start(const char *slave_name, char **argv)
+static pid_t start(const char *slave_name, char **argv, int console)
 {
 	pid_t pid = fork();
 	int fd;
@@ -56,10 +77,30 @@ static pid_t start(const char *slave_name, char **argv)
 		return pid;
 	if (setsid() < 0)
 		_exit(126);
-	fd = open(slave_name, O_RDWR);
-	if (fd < 0 || ioctl(fd, TIOCSCTTY, 0) < 0)
-		_exit(126);
-	close(fd);
+	if (console) {
+		int status;
+		pid_t child;
+
+		fd = open(slave_name, O_RDWR | O_NOCTTY);
+		if (fd < 0 || dup2(fd, 0) < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+			_exit(126);
+		/* the session leader stays behind, holding no terminal, and
+		 * passes COMMAND's status on */
+		child = fork();
+		if (child < 0)
+			_exit(126);
+		if (child > 0) {
+			while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+				;
+			_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+		}
+	} else {
+		fd = open(slave_name, O_RDWR);
+		if (fd < 0 || ioctl(fd, TIOCSCTTY, 0) < 0)
+			_exit(126);
+	}
+	if (fd > 2)
+		close(fd);
 	execvp(argv[0], argv);
 	fprintf(stderr, "pty-answer: %s: %s\n", argv[0], strerror(errno));
 	_exit(127);
@@ -78,10 +119,20 @@ int main(int argc, char **argv)
 	char seen[4096], line[4096];
 	size_t seen_len = 0;
 	FILE *answers, *log = NULL;
-	int master, slave, status, i = 1;
+	int master, slave, status, i = 1, console = 0, need_echo_off = 0, echoed = 0, left_off = 0;
+	struct termios mode;
+	double last_output = 0;
 	pid_t pid;
 
 	for (; i < argc && argv[i][0] == '-' && strcmp(argv[i], "--"); i += 2) {
+		if (!strcmp(argv[i], "--console") || !strcmp(argv[i], "--echo-off")) {
+			if (argv[i][2] == 'c')
+				console = 1;
+			else
+				need_echo_off = 1;
+			i--;
+			continue;
+		}
 		if (i + 1 >= argc)
 			usage();
 		if (!strcmp(argv[i], "--timeout"))
@@ -115,7 +166,7 @@ int main(int argc, char **argv)
 		perror("pty-answer: pty");
 		return 2;
 	}
-	pid = start(ptsname(master), argv + i + 2);
+	pid = start(ptsname(master), argv + i + 2, console);
 	if (pid < 0) {
 		perror("pty-answer: fork");
 		return 2;
@@ -128,23 +179,31 @@ int main(int argc, char **argv)
 		if (done == pid)
 			break;
 		if (now() > deadline) {
-			kill(pid, SIGKILL);
+			/* its session's group: COMMAND too with --console */
+			kill(-pid, SIGKILL);
 			waitpid(pid, &status, 0);
 			fprintf(stderr, "pty-answer: %s: no end after %g s, killed\n",
 				argv[i + 2], timeout);
 			return 124;
 		}
-		if (poll(&p, 1, 50) <= 0 || !(p.revents & POLLIN))
-			continue;
-		ssize_t n = read(master, seen + seen_len, sizeof(seen) - 1 - seen_len);
+		if (poll(&p, 1, 50) > 0 && (p.revents & POLLIN)) {
+			ssize_t n = read(master, seen + seen_len, sizeof(seen) - 1 - seen_len);
 
-		if (n <= 0)
-			continue;
-		if (log)
-			fwrite(seen + seen_len, 1, (size_t)n, log);
-		seen_len += (size_t)n;
-		if (prompted(seen, seen_len) && fgets(line, sizeof(line), answers)) {
+			if (n <= 0)
+				continue;
+			if (log)
+				fwrite(seen + seen_len, 1, (size_t)n, log);
+			seen_len += (size_t)n;
+			last_output = now();
+		}
+		/* a prompt, and then quiet: "prog: " alone is the start of
+		 * a message written in pieces, not a question */
+		if (prompted(seen, seen_len) && now() - last_output >= QUIET_SEC &&
+		    fgets(line, sizeof(line), answers)) {
 			size_t len = strcspn(line, "\n");
+
+			if (tcgetattr(slave, &mode) == 0 && (mode.c_lflag & ECHO))
+				echoed++;
 
 			line[len++] = '\n';
 			if (write(master, line, len) != (ssize_t)len)
@@ -165,7 +224,16 @@ int main(int argc, char **argv)
 		fclose(log);
 	}
 	fclose(answers);
+	if (need_echo_off && tcgetattr(slave, &mode) == 0 && !(mode.c_lflag & ECHO)) {
+		fprintf(stderr, "pty-answer: the terminal's echo is still off\n");
+		left_off = 1;
+	}
 	close(slave);
 	close(master);
+	if (need_echo_off && echoed)
+		fprintf(stderr, "pty-answer: %d answer(s) typed with the terminal's echo on\n",
+			echoed);
+	if (need_echo_off && (echoed || left_off))
+		return 3;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
