@@ -26,17 +26,28 @@ void loop_engine_image_config(struct loopdev_config *lc, const struct loop_engin
 	lc->lo_flags = cfg->lo_flags & keep_flags;
 }
 
-int loop_engine_backing_is(const char *device, const char *image)
+int loop_engine_backing_is(const char *device, const struct loop_state *st)
 {
 	struct loopdev *ld;
 	char *file = NULL;
+	dev_t dev = 0;
+	ino_t ino = 0;
 	int ok = 0;
 
 	if (loopdev_new(&ld))
 		return 1;	/* cannot tell: keep the record */
 	if (loopdev_set_device(ld, device) == 0 &&
 	    loopdev_get_backing_file(ld, &file) == 0)
-		ok = !strcmp(file, image);
+		ok = !strcmp(file, st->image);
+	/*
+	 * The kernel names the backing file by its path in the mount it was
+	 * opened through. A root set up in an initramfs was opened through
+	 * the initramfs's /dev, which is gone after the switch to the real
+	 * root: the name then reads "/vda" for /dev/vda. The file itself is
+	 * the one recorded.
+	 */
+	if (!ok && st->image_ino && loopdev_get_backing_dev(ld, &dev, &ino) == 0)
+		ok = dev == st->image_dev && ino == st->image_ino;
 	free(file);
 	loopdev_free(ld);
 	return ok;

@@ -613,7 +613,7 @@ static int dm_detach(struct loopdev *ld, const struct loop_state *st)
 	 * it open, clearing now makes that close the last word too */
 	if (loopdev_new(&lower) == 0) {
 		if (loopdev_set_device(lower, loopdev) == 0 &&
-		    loop_engine_backing_is(loopdev, st->image))
+		    loop_engine_backing_is(loopdev, st))
 			loopdev_detach(lower);
 		loopdev_free(lower);
 	}
@@ -635,7 +635,7 @@ static int dm_owns(const struct loop_state *st)
 		return stat(st->image, &sb) == 0 && S_ISBLK(sb.st_mode) &&
 		       mapping_sits_on(name, sb.st_rdev);
 	dm_loop_device(st, loopdev, sizeof(loopdev));
-	return loop_engine_backing_is(loopdev, st->image);
+	return loop_engine_backing_is(loopdev, st);
 }
 
 static int dm_alive(const struct loop_state *st)

@@ -106,9 +106,10 @@ const struct loop_engine_ops *loop_engine_ops_get(enum loop_engine_kind kind);
  * @keep_flags pass */
 void loop_engine_image_config(struct loopdev_config *lc, const struct loop_engine_config *cfg,
 			      const struct loop_state *st, uint32_t keep_flags);
-/* backing.c: @device is the loop device the kernel reports as holding
- * @image (the engines on a loop device); 1 when it cannot tell */
-LIBLOOP_PRIVATE_EXPORT int loop_engine_backing_is(const char *device, const char *image);
+/* backing.c: @device is the loop device that holds @st's image, by the
+ * kernel's name for it or by its device and inode (the engines on a loop
+ * device); 1 when it cannot tell */
+LIBLOOP_PRIVATE_EXPORT int loop_engine_backing_is(const char *device, const struct loop_state *st);
 
 /* state.c: the records, and nothing else */
 int loop_boot_id(char *buf, size_t size);

@@ -140,7 +140,7 @@ static int xfer_probe(const char *fuse_daemon)
 
 static int kmod_owns(const struct loop_state *st)
 {
-	return loop_engine_backing_is(st->device, st->image);
+	return loop_engine_backing_is(st->device, st);
 }
 
 /* The module and loop.c re-read the backing file's size on request. */
