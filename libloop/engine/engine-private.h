@@ -104,8 +104,10 @@ const struct loop_engine_ops *loop_engine_ops_get(enum loop_engine_kind kind);
 /* backing.c: @lc for a loop device on @cfg's image, its window and
  * block size, named by @st's record; of the caller's flags only
  * @keep_flags pass */
-void loop_engine_image_config(struct loopdev_config *lc, const struct loop_engine_config *cfg,
-			      const struct loop_state *st, uint32_t keep_flags);
+LIBLOOP_PRIVATE_EXPORT void loop_engine_image_config(struct loopdev_config *lc,
+						     const struct loop_engine_config *cfg,
+						     const struct loop_state *st,
+						     uint32_t keep_flags);
 /* backing.c: @device is the loop device that holds @st's image, by the
  * kernel's name for it or by its device and inode (the engines on a loop
  * device); 1 when it cannot tell */

@@ -17,7 +17,12 @@ dm_crypt_usable() {
 @test "--engine dm where it cannot run: named, nothing attached, auto passes it by" {
 	img=$(image 4M)
 	run "$LOSETUP" --engine dm -e aes -p 3 -f --show "$img" 3< "$TESTDIR/pass"
-	[[ "$output" != *"not built into this losetup"* ]] || skip "built without the dm engine"
+	# "not built" is a skip only when it is true: a module that was built
+	# and does not load is a failure
+	if [ ! -e "$top_builddir/libloop/.libs/engine-dm.so" ]; then
+		skip "built without the dm engine"
+	fi
+	[[ "$output" != *"not built into this losetup"* ]]
 	if [ -e /dev/mapper/control ] && dm_crypt_usable; then
 		skip "dm-crypt is usable here: tests/vm/dm-engine.bats covers the engine"
 	fi
