@@ -348,9 +348,14 @@ int loop_crypt_encrypt(struct loop_crypt *crypt, uint64_t sector, void *dst,
 int loop_crypt_decrypt(struct loop_crypt *crypt, uint64_t sector, void *dst,
 		       const void *src, size_t nsectors);
 
-/* Which code path runs: "aesni-8way" (8 sectors interleaved on encrypt),
- * "aesni-8way+vaes" (and VAES: 16-block decrypt, 16-sector encrypt) or
- * "libgcrypt". Static string. */
+/* Which code path runs for this context, chosen when it was created
+ * (CPU, LIBLOOP_CRYPTO_NO_AESNI, _AES_WIDTH, _MD5_LANES).  The short form
+ * is the text before the first comma: "aesni-8way" (8 sectors
+ * interleaved on encrypt, xmm), "aesni-8way+vaes" (and VAES on ymm:
+ * 16-block decrypt, 16-sector encrypt) or "libgcrypt".  Details follow,
+ * for reading, not parsing: the register width, and for loop-AES
+ * multi-key the lmk IV's MD5 lanes and whether MD5 and AES run fused,
+ * e.g. "aesni-8way+vaes, ymm, md5 16-lane avx2 fused".  Static string. */
 const char *loop_crypt_impl_name(const struct loop_crypt *crypt);
 
 /* Wipe and free; NULL is fine. */

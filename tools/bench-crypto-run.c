@@ -3,13 +3,17 @@
  * bench-crypto-run - single-core throughput of libloop's sector encryption.
  *
  *   bench-crypto-run [-s SECONDS] [-c] [-e|-d] FORMAT...
- *   bench-crypto-run [-s SECONDS] [-c] -p KEYBITS
+ *   bench-crypto-run [-s SECONDS] [-c] [-m] -p KEYBITS
  *
  * FORMAT is a cipher name (as for losetup -e) optionally followed by
  * ":64" or ":65" for loop-AES multi-key.  Each run encrypts (or decrypts)
  * a 1 MiB buffer of 512-byte sectors in place, over and over, for the
- * given time, and prints "FORMAT enc|dec IMPL MB/s" (MB = 10^6 bytes,
- * like openssl speed's "k" = 1000 bytes).  Keys are random.  With -c the
+ * given time, and prints "FORMAT enc|dec MB/s IMPL" (MB = 10^6 bytes,
+ * like openssl speed's "k" = 1000 bytes; IMPL, loop_crypt_impl_name(),
+ * is the rest of the line and has spaces).  Keys are random.  The paths
+ * follow LIBLOOP_CRYPTO_AES_WIDTH and LIBLOOP_CRYPTO_MD5_LANES, as a
+ * context does; tools/bench-crypto sets them to time the narrower
+ * paths next to the best one.  With -c the
  * time counted is this thread's CPU time, not the wall clock (as openssl
  * speed without -elapsed): on a machine shared with other work, time
  * spent waiting for the CPU is then not charged to the cipher.
@@ -18,9 +22,10 @@
  * the same 1 MiB of sectors with 64 AES keys of KEYBITS: the lmk IVs
  * alone ("pieces md5", as many lanes as the CPU runs), the CBC alone with
  * the IVs given ("pieces aes-enc") and with a zero IV as lmk decryption
- * does it ("pieces aes-dec").  Throughput is counted in sector bytes, so
- * it compares with the whole path's figure: tools/bench-crypto derives
- * the bounds a combined path can reach from them.
+ * does it ("pieces aes-dec"), each line "pieces WHAT MB/s PATH".  -m
+ * times the MD5 alone.  Throughput is counted in sector bytes, so it
+ * compares with the whole path's figure: tools/bench-crypto derives the
+ * bounds a combined path can reach from them.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -98,8 +103,8 @@ static int bench(const char *fmt, int decrypt, double seconds)
 		bytes += RUN_BYTES;
 		t = now() - t0;
 	} while (t < seconds);
-	printf("%s %s %s %.1f\n", fmt, decrypt ? "dec" : "enc", loop_crypt_impl_name(x),
-	       (double)bytes / t / 1e6);
+	printf("%s %s %.1f %s\n", fmt, decrypt ? "dec" : "enc", (double)bytes / t / 1e6,
+	       loop_crypt_impl_name(x));
 	loop_crypt_free(x);
 	free(buf);
 	return 0;
@@ -111,8 +116,9 @@ enum piece { PIECE_MD5, PIECE_AES_ENC, PIECE_AES_DEC };
 
 /* one pass of a piece over the buffer, 16 sectors at a time like the
  * fused path (aesni-lmk.c) */
-static void piece_pass(enum piece what, unsigned int lanes, const struct loop_aesni_key *keys,
-		       const uint32_t seed[4], uint8_t *buf, uint64_t first)
+static void piece_pass(enum piece what, unsigned int lanes, int vaes,
+		       const struct loop_aesni_key *keys, const uint32_t seed[4], uint8_t *buf,
+		       uint64_t first)
 {
 	static const uint8_t zero[16] __attribute__((aligned(16)));
 	const struct loop_aesni_key *k[16];
@@ -143,7 +149,7 @@ static void piece_pass(enum piece what, unsigned int lanes, const struct loop_ae
 			}
 			break;
 		case PIECE_AES_ENC:
-			if (loop_aesni_vaes_available()) {
+			if (vaes) {
 				loop_aesni_cbc_encrypt_sectors(k, (const uint8_t (*)[16])iv, d, p, 16);
 			} else {
 				loop_aesni_cbc_encrypt_sectors(k, (const uint8_t (*)[16])iv, d, p, 8);
@@ -153,13 +159,16 @@ static void piece_pass(enum piece what, unsigned int lanes, const struct loop_ae
 			break;
 		case PIECE_AES_DEC:
 			for (l = 0; l < 16; l++)
-				loop_aesni_cbc_decrypt_sector(k[l], zero, d[l], p[l]);
+				if (vaes)
+					loop_aesni_cbc_decrypt_sector_vaes(k[l], zero, d[l], p[l]);
+				else
+					loop_aesni_cbc_decrypt_sector_x8(k[l], zero, d[l], p[l]);
 			break;
 		}
 	}
 }
 
-static int pieces(unsigned int bits, double seconds)
+static int pieces(unsigned int bits, double seconds, int md5_only)
 {
 	static const char *const name[] = { "md5", "aes-enc", "aes-dec" };
 	struct loop_aesni_key *keys;
@@ -167,8 +176,10 @@ static int pieces(unsigned int bits, double seconds)
 	uint32_t seed[4];
 	uint8_t *buf;
 	int w, i;
-	/* once: it asks cpuid, which traps to the hypervisor in a VM */
+	/* once: they ask cpuid, which traps to the hypervisor in a VM */
 	const unsigned int lanes = loop_md5_lanes();
+	const int vaes = loop_aes_width() >= 256;
+	char md5_path[32];
 
 	if ((bits != 128 && bits != 192 && bits != 256) || !loop_aesni_available()) {
 		fprintf(stderr, "bench-crypto-run: -p needs AES-NI and 128, 192 or 256\n");
@@ -184,22 +195,22 @@ static int pieces(unsigned int bits, double seconds)
 		loop_aesni_expand_key(&keys[i], raw, bits / 8);
 	}
 	loop_md5_init_state(seed);
-	for (w = PIECE_MD5; w <= PIECE_AES_DEC; w++) {
+	/* named as loop_crypt_impl_name() names the lmk part */
+	snprintf(md5_path, sizeof(md5_path), "md5 %u-lane%s", lanes, lanes >= 8 ? " avx2" : "");
+	for (w = PIECE_MD5; w <= (md5_only ? PIECE_MD5 : PIECE_AES_DEC); w++) {
 		unsigned long long bytes = 0, first = 0;
 		double t0, t;
 
-		piece_pass((enum piece)w, lanes, keys, seed, buf, 0);
+		piece_pass((enum piece)w, lanes, vaes, keys, seed, buf, 0);
 		t0 = now();
 		do {
-			piece_pass((enum piece)w, lanes, keys, seed, buf, first);
+			piece_pass((enum piece)w, lanes, vaes, keys, seed, buf, first);
 			first += RUN_SECTORS;
 			bytes += RUN_BYTES;
 			t = now() - t0;
 		} while (t < seconds);
-		printf("pieces %s %s %.1f\n", name[w],
-		       w == PIECE_MD5 ? (lanes >= 16 ? "md5-x16" : lanes >= 8 ? "md5-x8" : "md5-x1") :
-		       loop_aesni_vaes_available() ? "aesni+vaes" : "aesni",
-		       (double)bytes / t / 1e6);
+		printf("pieces %s %.1f %s\n", name[w], (double)bytes / t / 1e6,
+		       w == PIECE_MD5 ? md5_path : vaes ? "aesni-8way+vaes, ymm" : "aesni-8way, xmm");
 	}
 	free(keys);
 	free(buf);
@@ -209,24 +220,25 @@ static int pieces(unsigned int bits, double seconds)
 int main(int argc, char **argv)
 {
 	double seconds = 2.0;
-	int c, decrypt = 0, r = 0;
+	int c, decrypt = 0, md5_only = 0, r = 0;
 	unsigned int piece_bits = 0;
 
-	while ((c = getopt(argc, argv, "s:cedp:")) != -1) {
+	while ((c = getopt(argc, argv, "s:cedmp:")) != -1) {
 		switch (c) {
 		case 's': seconds = atof(optarg); break;
 		case 'p': piece_bits = (unsigned int)atoi(optarg); break;
 		case 'c': bench_clock = CLOCK_THREAD_CPUTIME_ID; break;
+		case 'm': md5_only = 1; break;
 		case 'e': decrypt = 0; break;
 		case 'd': decrypt = 1; break;
 		default:
 			fprintf(stderr, "usage: bench-crypto-run [-s SECONDS] [-c] [-e|-d] FORMAT...\n"
-					"       bench-crypto-run [-s SECONDS] [-c] -p KEYBITS\n");
+					"       bench-crypto-run [-s SECONDS] [-c] [-m] -p KEYBITS\n");
 			return 2;
 		}
 	}
 	if (piece_bits)
-		return pieces(piece_bits, seconds);
+		return pieces(piece_bits, seconds, md5_only);
 	for (; optind < argc; optind++)
 		r |= bench(argv[optind], decrypt, seconds);
 	return r;

@@ -15,6 +15,7 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
+#include <stdlib.h>
 #include <string.h>
 
 #include "crypto-internal.h"
@@ -408,3 +409,15 @@ void loop_aesni_cbc_encrypt_sectors_vaes16(const struct loop_aesni_key *const *k
 { (void)keys; (void)iv; (void)dst; (void)src; }
 
 #endif
+
+unsigned int loop_aes_width(void)
+{
+	unsigned int max = loop_aesni_vaes_available() ? 256 : 128;
+	const char *env = getenv("LIBLOOP_CRYPTO_AES_WIDTH");
+
+	if (!env || !*env)
+		return max;
+	/* only ever lowered, read like LIBLOOP_CRYPTO_MD5_LANES: anything
+	 * below 256, or not a number, is the narrowest (128) */
+	return strtoul(env, NULL, 10) >= 256 ? max : 128;
+}

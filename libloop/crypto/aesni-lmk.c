@@ -385,7 +385,7 @@ size_t loop_aesni_lmk_decrypt(const struct loop_aesni_key keys[64], const uint32
 		return 0;
 	batch_at(&b[0], keys, first, dst, src, 0);
 	for (l = 0; l < 16; l++)
-		loop_aesni_cbc_decrypt_sector(b[0].key[l], zero, b[0].dst[l], b[0].src[l]);
+		loop_aesni_cbc_decrypt_sector_vaes(b[0].key[l], zero, b[0].dst[l], b[0].src[l]);
 	for (i = 1; i < batches; i++) {
 		struct lmk_batch *hb = &b[cur], *d = &b[cur ^ 1];
 

@@ -122,6 +122,12 @@ void loop_aesni_cbc_decrypt_sector_vaes(const struct loop_aesni_key *k,
 					const uint8_t iv[16], uint8_t *dst,
 					const uint8_t *src);
 int loop_aesni_vaes_available(void);
+/* The widest AES registers the sector code uses on this CPU: 256 (VAES on
+ * ymm, after its self-test) or 128 (xmm AES-NI, 8 chains); read from
+ * LIBLOOP_CRYPTO_AES_WIDTH=128|256, which only lowers it (tests and
+ * tools/bench crypto use it to reach and time the xmm paths).  A context
+ * reads it once, when it is created. */
+unsigned int loop_aes_width(void);
 /* the 16-lane VAES encrypt itself, for tests (only with VAES) */
 void loop_aesni_cbc_encrypt_sectors_vaes16(const struct loop_aesni_key *const *keys,
 					   const uint8_t (*iv)[16], uint8_t *const *dst,

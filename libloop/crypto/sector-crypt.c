@@ -39,8 +39,10 @@ struct loop_crypt {
 	unsigned int block_bytes;
 	uint64_t iv_offset;
 	int use_aesni;
+	int use_vaes;                /* AES-NI on ymm: 16-sector encrypt, 16-block decrypt */
 	unsigned int md5_lanes;      /* lmk IVs hashed at once: 16, 8 or 1 */
 	int lmk_fused;               /* lmk: MD5 interleaved with VAES (aesni-lmk.c) */
+	const char *impl;            /* loop_crypt_impl_name() */
 	int gcry_algo;
 	uint32_t lmk_seed[4];        /* MD5 state the lmk IV starts from */
 	pthread_mutex_t pool_lock;
@@ -124,6 +126,28 @@ static unsigned int key_index(const struct loop_crypt *x, uint64_t ivsec)
 	return x->nkeys == 1 ? 0 : (unsigned int)(ivsec & 63);
 }
 
+/*
+ * "SHORT[, detail...]"; SHORT is what loop_crypt_impl_name() documents.
+ * Static strings, so a name outlives its context: [AES back end][lmk].
+ */
+static const char *const impl_names[3][5] = {
+	{ "libgcrypt", "libgcrypt, md5 1-lane" },
+	{ "aesni-8way, xmm", "aesni-8way, xmm, md5 1-lane", "aesni-8way, xmm, md5 8-lane avx2",
+	  "aesni-8way, xmm, md5 16-lane avx2" },
+	{ "aesni-8way+vaes, ymm", "aesni-8way+vaes, ymm, md5 1-lane",
+	  "aesni-8way+vaes, ymm, md5 8-lane avx2", "aesni-8way+vaes, ymm, md5 16-lane avx2",
+	  "aesni-8way+vaes, ymm, md5 16-lane avx2 fused" },
+};
+
+static void name_impl(struct loop_crypt *x)
+{
+	int aes = !x->use_aesni ? 0 : x->use_vaes ? 2 : 1;
+	int lmk = x->iv_kind != IV_LMK ? 0 : x->lmk_fused ? 4 :
+		  x->md5_lanes >= 16 ? 3 : x->md5_lanes >= 8 ? 2 : 1;
+
+	x->impl = impl_names[aes][lmk];
+}
+
 static int crypt_new(struct loop_crypt **crypt, const struct loop_cipher_spec *spec,
 		     const struct loop_key *key, uint64_t iv_offset)
 {
@@ -191,10 +215,15 @@ static int crypt_new(struct loop_crypt **crypt, const struct loop_cipher_spec *s
 		}
 	}
 
-	x->md5_lanes = x->iv_kind == IV_LMK ? loop_md5_lanes() : 1;
+	/* The paths are chosen here, once: every I/O on this context then
+	 * runs the same code, whatever the environment says later. */
 	x->use_aesni = spec->alg == LOOP_CIPHER_AES && loop_aesni_available() &&
 		       !getenv("LIBLOOP_CRYPTO_NO_AESNI");
-	x->lmk_fused = x->use_aesni && x->md5_lanes >= 16 && loop_aesni_vaes_available();
+	x->use_vaes = x->use_aesni && loop_aes_width() >= 256;
+	/* the libgcrypt back end hashes the lmk IV one sector at a time */
+	x->md5_lanes = x->iv_kind == IV_LMK && x->use_aesni ? loop_md5_lanes() : 1;
+	x->lmk_fused = x->iv_kind == IV_LMK && x->md5_lanes >= 16 && x->use_vaes;
+	name_impl(x);
 	if (x->use_aesni) {
 		for (i = 0; i < nkeys; i++)
 			loop_aesni_expand_key(&x->aes[i], x->raw_keys + (size_t)i * ksize, ksize);
@@ -224,9 +253,7 @@ LIBLOOP_EXPORT int loop_crypt_new(struct loop_crypt **crypt, const struct loop_c
 
 LIBLOOP_EXPORT const char *loop_crypt_impl_name(const struct loop_crypt *x)
 {
-	if (!x || !x->use_aesni)
-		return "libgcrypt";
-	return loop_aesni_vaes_available() ? "aesni-8way+vaes" : "aesni-8way";
+	return x && x->impl ? x->impl : "libgcrypt";
 }
 
 LIBLOOP_EXPORT void loop_crypt_free(struct loop_crypt *x)
@@ -244,6 +271,15 @@ LIBLOOP_EXPORT void loop_crypt_free(struct loop_crypt *x)
 }
 
 /* ---- AES-NI back end ------------------------------------------------ */
+
+static void decrypt_sector(const struct loop_crypt *x, const struct loop_aesni_key *k,
+			   const uint8_t iv[16], uint8_t *dst, const uint8_t *src)
+{
+	if (x->use_vaes)
+		loop_aesni_cbc_decrypt_sector_vaes(k, iv, dst, src);
+	else
+		loop_aesni_cbc_decrypt_sector_x8(k, iv, dst, src);
+}
 
 /* lmk IVs of n (1..16) sectors, as many at once as the CPU allows */
 static void lmk_ivs(const struct loop_crypt *x, uint8_t iv[16][16],
@@ -278,7 +314,7 @@ static void aesni_encrypt(struct loop_crypt *x, uint64_t sector, uint8_t *dst,
 	size_t done = 0;
 	/* 16 when VAES encrypts 16 chains at once, or when a 16-lane MD5
 	 * hashes the lmk IVs */
-	unsigned int wide = loop_aesni_vaes_available() ? 16 : 8;
+	unsigned int wide = x->use_vaes ? 16 : 8;
 	unsigned int batch = x->iv_kind == IV_LMK && x->md5_lanes >= 16 ? 16 : wide;
 
 	if (x->iv_kind == IV_LMK && x->lmk_fused)
@@ -337,9 +373,9 @@ static void aesni_decrypt_lmk(struct loop_crypt *x, uint64_t sector, uint8_t *ds
 	for (l = 0; l < n; l++) {
 		ivsec[l] = x->iv_offset + sector + (uint64_t)l;
 		p[l] = dst + (size_t)l * LOOP_SECTOR_SIZE;
-		loop_aesni_cbc_decrypt_sector(&x->aes[key_index(x, ivsec[l])], zero,
-					      dst + (size_t)l * LOOP_SECTOR_SIZE,
-					      src + (size_t)l * LOOP_SECTOR_SIZE);
+		decrypt_sector(x, &x->aes[key_index(x, ivsec[l])], zero,
+			       dst + (size_t)l * LOOP_SECTOR_SIZE,
+			       src + (size_t)l * LOOP_SECTOR_SIZE);
 	}
 	lmk_ivs(x, iv, p, ivsec, n);
 	for (l = 0; l < n; l++)
@@ -377,8 +413,8 @@ static void aesni_decrypt(struct loop_crypt *x, uint64_t sector, uint8_t *dst,
 			memset(iv, 0, sizeof(iv));
 		else
 			sector_iv(x, iv, ivsec);
-		loop_aesni_cbc_decrypt_sector(&x->aes[key_index(x, ivsec)], iv, d,
-					      src + i * LOOP_SECTOR_SIZE);
+		decrypt_sector(x, &x->aes[key_index(x, ivsec)], iv, d,
+			       src + i * LOOP_SECTOR_SIZE);
 		if (x->iv_kind == IV_LMK)
 			lmk_fix_first_block(x, d, ivsec);
 	}

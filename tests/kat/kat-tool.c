@@ -4,11 +4,16 @@
  *
  *   kat-tool -e NAME [-k BITS] [-H HASH] [-S SEED] [-C N] [-I IVOFF]
  *            [-o OFFSET_BYTES] [-p FD | -P KEYFILE] [-K GPGFILE [-G HOME]]
- *            [-h CRYPTSETUP_HASH] [-s] [-d] [-L] [-X] <in >out
+ *            [-h CRYPTSETUP_HASH] [-s] [-d] [-L] [-X] [-i] <in >out
+ *   kat-tool -N | -W
  *
  * -H is a loop-AES option (implies loop-AES semantics, like -S -C -K -P
  * and -L); -h is cryptsetup's --hash.  -X prints the derived key(s) in
- * hex, one per line, instead of transferring data.
+ * hex, one per line, instead of transferring data.  -i names the code
+ * path the context runs (loop_crypt_impl_name()) on standard error.
+ * -N / -W print the lmk lanes / AES width this CPU runs after
+ * LIBLOOP_CRYPTO_MD5_LANES / LIBLOOP_CRYPTO_AES_WIDTH (0: no AES-NI),
+ * for the tests' TAP lines.
  *
  * Whole 512-byte sectors only.  -s allows short passphrases.  The
  * passphrase is only ever read from a file descriptor or a file.
@@ -59,10 +64,10 @@ int main(int argc, char **argv)
 	unsigned int bits = 0, flags = 0;
 	long long ivoff = -1;
 	unsigned long long offset = 0, sector = 0;
-	int c, fd = -1, decrypt = 0, dump_key = 0, r;
+	int c, fd = -1, decrypt = 0, dump_key = 0, say_impl = 0, r;
 	static unsigned char buf[1 << 20];
 
-	while ((c = getopt(argc, argv, "e:k:H:h:S:C:I:o:p:P:K:G:sdLXN")) != -1) {
+	while ((c = getopt(argc, argv, "e:k:H:h:S:C:I:o:p:P:K:G:sdLXNWi")) != -1) {
 		switch (c) {
 		case 'e': name = optarg; break;
 		case 'k': bits = (unsigned int)strtoul(optarg, NULL, 10); break;
@@ -83,6 +88,8 @@ int main(int argc, char **argv)
 		/* how many lmk IVs this CPU hashes at once (after
 		 * LIBLOOP_CRYPTO_MD5_LANES), for the tests' TAP lines */
 		case 'N': printf("%u\n", loop_md5_lanes()); return 0;
+		case 'W': printf("%u\n", loop_aesni_available() ? loop_aes_width() : 0); return 0;
+		case 'i': say_impl = 1; break;
 		default: return 2;
 		}
 	}
@@ -130,6 +137,8 @@ int main(int argc, char **argv)
 	loop_key_free(key);
 	if (r)
 		return die("crypt", r);
+	if (say_impl)
+		fprintf(stderr, "kat-tool: %s\n", loop_crypt_impl_name(x));
 	for (;;) {
 		int n = read_full(0, buf, sizeof(buf));
 		size_t ns;

@@ -1,10 +1,13 @@
 #!/bin/bash
-# run-lmk-lanes.sh - loop-AES multi-key images of 208 sectors, byte for
-# byte against aespipe, at every lmk lane count this CPU runs (16 and 8
-# with AVX2, always 1; LIBLOOP_CRYPTO_MD5_LANES lowers it).  208 sectors
-# and IV offsets of 0 and 5 put the 16-sector batches, the fused VAES+MD5
-# pipeline and the leftover sectors at different places.  TAP output;
-# lane counts the CPU cannot run are SKIP lines that say so.
+# run-lmk-lanes.sh - loop-AES multi-key images of 208 + 5 sectors, byte for
+# byte against aespipe, on every path this CPU runs: AES width (256: VAES
+# on ymm, 128: xmm; LIBLOOP_CRYPTO_AES_WIDTH lowers it) x lmk lanes (16
+# and 8 with AVX2, always 1; LIBLOOP_CRYPTO_MD5_LANES lowers it).  The
+# 16-sector batches, the fused VAES+MD5 loops (width 256, 16 lanes), the
+# xmm halves of a batch and the 5 leftover sectors land at different
+# places with IV offsets of 0 and 5.  Each run must name the path it was
+# asked for (kat-tool -i).  TAP output; paths the CPU cannot run, and zmm
+# (no AVX-512 code exists), are SKIP lines that say why.
 #
 # Usage: run-lmk-lanes.sh [KAT_TOOL]
 set -u
@@ -16,49 +19,85 @@ trap 'rm -rf "$tmp"' EXIT
 n=0 fail=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 notok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $1"; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+skip() { n=$((n + 1)); echo "ok $n # SKIP $1: $2"; }
 
-for _ in $(seq 13); do cat "$KAT_PLAIN"; done >"$tmp/plain"
-most=$("$tool" -N)
-echo "# lmk lanes this CPU runs at most: $most"
+{
+	for _ in $(seq 13); do cat "$KAT_PLAIN"; done
+	head -c $((5 * 512)) "$KAT_PLAIN"
+} >"$tmp/plain"
+echo "# this CPU runs at most: $("$tool" -N) lmk lanes, AES width $("$tool" -W) (0: no AES-NI)"
 
 # name | aespipe args | kat-tool args | key file
 cases="mk64-aes128|-e aes128|-e AES128|keys64.txt
 mk65-aes256|-e aes256|-e AES256|keys65.txt
 mk65-aes192-ivoff5|-e aes192 -O 5|-e AES192 -I 5|keys65.txt"
 
-for lanes in 16 8 1; do
-	got=$(LIBLOOP_CRYPTO_MD5_LANES=$lanes "$tool" -N)
-	while IFS='|' read -r name pargs kargs keys; do
-		label="lanes=$lanes $name"
-		if [ "$got" != "$lanes" ]; then
-			skip "$label" "this CPU runs $got lanes at most"
-			continue
-		fi
-		if ! command -v aespipe >/dev/null; then
-			skip "$label" "aespipe not installed"
-			continue
-		fi
+# aespipe's images, once: they do not depend on our path
+have_peer=0
+if command -v aespipe >/dev/null; then
+	have_peer=1
+	while IFS='|' read -r name pargs _ keys; do
 		# shellcheck disable=SC2086
-		aespipe $pargs -p 3 3<"$KAT_DIR/pass/$keys" <"$tmp/plain" >"$tmp/peer" 2>"$tmp/err" ||
-			{ notok "$label: aespipe failed: $(cat "$tmp/err")"; continue; }
-		# shellcheck disable=SC2086
-		LIBLOOP_CRYPTO_MD5_LANES=$lanes "$tool" $kargs -p 3 3<"$KAT_DIR/pass/$keys" \
-			<"$tmp/plain" >"$tmp/ours" 2>"$tmp/err"
-		if cmp -s "$tmp/ours" "$tmp/peer"; then
-			ok "$label: encrypt == aespipe"
-		else
-			notok "$label: encrypt differs from aespipe $(cat "$tmp/err")"
-		fi
-		# shellcheck disable=SC2086
-		LIBLOOP_CRYPTO_MD5_LANES=$lanes "$tool" $kargs -d -p 3 3<"$KAT_DIR/pass/$keys" \
-			<"$tmp/peer" >"$tmp/back" 2>"$tmp/err"
-		if cmp -s "$tmp/back" "$tmp/plain"; then
-			ok "$label: decrypts aespipe's image"
-		else
-			notok "$label: does not decrypt aespipe's image $(cat "$tmp/err")"
-		fi
+		aespipe $pargs -p 3 3<"$KAT_DIR/pass/$keys" <"$tmp/plain" >"$tmp/peer-$name" \
+			2>"$tmp/err" || { notok "$name: aespipe failed: $(cat "$tmp/err")"; exit 1; }
 	done <<<"$cases"
+fi
+
+# what loop_crypt_impl_name() says for WIDTH LANES
+impl_of() {
+	local aes=aesni-8way+vaes,\ ymm fused=
+	[ "$1" = 128 ] && aes=aesni-8way,\ xmm
+	[ "$1" = 256 ] && [ "$2" = 16 ] && fused=" fused"
+	if [ "$2" = 1 ]; then
+		echo "kat-tool: $aes, md5 1-lane"
+	else
+		echo "kat-tool: $aes, md5 $2-lane avx2$fused"
+	fi
+}
+
+for width in 256 128; do
+	gotw=$(LIBLOOP_CRYPTO_AES_WIDTH=$width "$tool" -W)
+	for lanes in 16 8 1; do
+		got=$(LIBLOOP_CRYPTO_MD5_LANES=$lanes "$tool" -N)
+		want=$(impl_of "$width" "$lanes")
+		export LIBLOOP_CRYPTO_AES_WIDTH=$width LIBLOOP_CRYPTO_MD5_LANES=$lanes
+		while IFS='|' read -r name _ kargs keys; do
+			label="width=$width lanes=$lanes $name"
+			if [ "$gotw" = 0 ]; then
+				skip "$label" "no AES-NI on this CPU"
+				continue
+			elif [ "$gotw" != "$width" ]; then
+				skip "$label" "this CPU runs AES width $gotw at most (no working VAES)"
+				continue
+			elif [ "$got" != "$lanes" ]; then
+				skip "$label" "this CPU runs $got lmk lanes at most"
+				continue
+			elif [ "$have_peer" = 0 ]; then
+				skip "$label" "aespipe not installed"
+				continue
+			fi
+			# shellcheck disable=SC2086
+			"$tool" -i $kargs -p 3 3<"$KAT_DIR/pass/$keys" <"$tmp/plain" \
+				>"$tmp/ours" 2>"$tmp/err"
+			if [ "$(cat "$tmp/err")" != "$want" ]; then
+				notok "$label: runs '$(cat "$tmp/err")', not '$want'"
+			elif cmp -s "$tmp/ours" "$tmp/peer-$name"; then
+				ok "$label: encrypt == aespipe"
+			else
+				notok "$label: encrypt differs from aespipe"
+			fi
+			# shellcheck disable=SC2086
+			"$tool" $kargs -d -p 3 3<"$KAT_DIR/pass/$keys" <"$tmp/peer-$name" \
+				>"$tmp/back" 2>"$tmp/err"
+			if cmp -s "$tmp/back" "$tmp/plain"; then
+				ok "$label: decrypts aespipe's image"
+			else
+				notok "$label: does not decrypt aespipe's image $(cat "$tmp/err")"
+			fi
+		done <<<"$cases"
+		unset LIBLOOP_CRYPTO_AES_WIDTH LIBLOOP_CRYPTO_MD5_LANES
+	done
 done
+skip "zmm (AVX-512) lmk MD5 and fused loops" "no zmm path is built$(grep -qw avx512f /proc/cpuinfo || echo ', and this CPU has no AVX-512F')"
 echo "1..$n"
 [ "$fail" = 0 ]

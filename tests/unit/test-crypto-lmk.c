@@ -6,9 +6,12 @@
  *    a v3 seed (the scalar one is held to aespipe by tests/kat);
  *  - whole runs through loop_crypt (the fused VAES+MD5 path for runs of 32
  *    sectors and more, the unfused ones for the rest) == a reference built
- *    here from libgcrypt's AES-CBC and MD5, with LIBLOOP_CRYPTO_MD5_LANES
- *    forcing 16, 8 and 1 lanes, in place and out of place, both ways.
- * Lane counts the CPU cannot run are reported as not run (a SKIP line).
+ *    here from libgcrypt's AES-CBC and MD5, on every path: AES width
+ *    (LIBLOOP_CRYPTO_AES_WIDTH 256: VAES ymm, 128: xmm) x lmk lanes
+ *    (LIBLOOP_CRYPTO_MD5_LANES 16, 8, 1), in place and out of place, both
+ *    ways, each context checked to run the path it was asked for.
+ * Paths the CPU cannot run, and zmm (no AVX-512 code exists), are
+ * reported as not run (a SKIP line with the reason).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -19,6 +22,7 @@
 
 #include "crypto-internal.h"
 #include "tap.h"
+#include "crypto-paths.h"
 
 static void fill_random(void *p, size_t n)
 {
@@ -143,18 +147,31 @@ static struct loop_crypt *mk_crypt(const struct mk *m, uint64_t first)
 	return r ? NULL : x;
 }
 
-static void test_runs(const char *label, const char *lanes)
+/* width 0: the libgcrypt back end (LIBLOOP_CRYPTO_NO_AESNI) */
+static void test_runs(unsigned int width, unsigned int lanes)
 {
-	static const size_t sizes[] = { 1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47, 48, 64, 100, 203 };
+	static const size_t sizes[] = { 1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47, 48, 64, 100,
+					208 + 5 };
 	static const uint64_t firsts[] = { 0, 5, 0xFFFFFFFFull - 40, 0xFFFFFFFFFFFFFFull - 50 };
 	static const unsigned int kbytes[] = { 16, 24, 32 };
-	const size_t max = 203 * 512;
+	const size_t max = 213 * 512;
+	char label[64], want[64];
 	uint8_t *pt = malloc(max), *ct = malloc(max), *got = malloc(max), *back = malloc(max);
 	unsigned int v, k;
 	size_t si, fi;
-	int bad_enc = 0, bad_dec = 0, bad_inplace = 0, runs = 0, fail = 0;
+	int bad_enc = 0, bad_dec = 0, bad_inplace = 0, runs = 0, fail = 0, bad_name = 0;
 
-	setenv("LIBLOOP_CRYPTO_MD5_LANES", lanes, 1);
+	if (width) {
+		snprintf(label, sizeof(label), "AES width %u, %u lanes", width, lanes);
+		path_impl(want, sizeof(want), width, lanes, 1);
+		path_set(width, lanes);
+	} else {
+		/* libgcrypt hashes one sector at a time, whatever is asked */
+		snprintf(label, sizeof(label), "libgcrypt back end");
+		snprintf(want, sizeof(want), "libgcrypt, md5 1-lane");
+		path_set(256, 16);
+		setenv("LIBLOOP_CRYPTO_NO_AESNI", "1", 1);
+	}
 	for (v = 0; v < 2; v++) {
 		for (k = 0; k < 3; k++) {
 			struct mk m;
@@ -168,6 +185,7 @@ static void test_runs(const char *label, const char *lanes)
 					fail++;
 					continue;
 				}
+				bad_name += !!strcmp(loop_crypt_impl_name(x), want);
 				for (si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
 					size_t n = sizes[si], b = n * 512;
 
@@ -188,45 +206,53 @@ static void test_runs(const char *label, const char *lanes)
 			}
 		}
 	}
-	ok(!fail, "%s: contexts created", label);
+	ok(!fail && !bad_name, "%s: contexts created, each runs \"%s\"", label, want);
 	ok(!bad_enc, "%s: encrypt == libgcrypt AES-CBC + MD5 IV (%d runs, v2/v3, AES-128/192/256)",
 	   label, runs);
 	ok(!bad_dec, "%s: decrypt gives the plaintext back", label);
 	ok(!bad_inplace, "%s: in place, both ways", label);
-	unsetenv("LIBLOOP_CRYPTO_MD5_LANES");
+	path_clear();
+	unsetenv("LIBLOOP_CRYPTO_NO_AESNI");
 	free(pt); free(ct); free(got); free(back);
 }
 
 int main(void)
 {
-	unsigned int lanes;
+	unsigned int lanes, w, l;
 
 	loop_gcrypt_init();
 	unsetenv("LIBLOOP_CRYPTO_NO_AESNI");
-	unsetenv("LIBLOOP_CRYPTO_MD5_LANES");
+	path_clear();
 	lanes = loop_md5_lanes();
-	printf("# lmk lanes this CPU runs: %s; fused VAES+MD5: %s; AES-NI: %s\n",
-	       lanes >= 16 ? "16 8 1" : "1",
-	       lanes >= 16 && loop_aesni_vaes_available() && loop_aesni_available() ? "yes" : "no",
-	       loop_aesni_available() ? "yes" : "no");
+	printf("# this CPU: lmk lanes at most %u, AES width at most %u, AES-NI %s\n", lanes,
+	       loop_aes_width(), loop_aesni_available() ? "yes" : "no");
 	if (lanes >= 16) {
 		test_iv_lanes(16);
 		test_iv_lanes(8);
-		test_runs("16 lanes (fused from 32 sectors)", "16");
-		test_runs("8 lanes", "8");
 	} else {
-		ok(1, "# SKIP 16 and 8 lanes: no AVX2 (or the OS does not save ymm)");
+		skip("16- and 8-lane lmk IVs: no AVX2 (or the OS does not save ymm)");
 	}
-	test_runs("1 lane", "1");
-	/* the knob only lowers: asking for more than the CPU has gives the CPU's */
+	for (w = 0; w < PATH_COUNT(path_widths); w++)
+		for (l = 0; l < PATH_COUNT(path_lanes); l++) {
+			const char *why = path_why_not(path_widths[w], path_lanes[l]);
+
+			if (why)
+				skip("multi-key, AES width %u, %u lanes: %s", path_widths[w],
+				     path_lanes[l], why);
+			else
+				test_runs(path_widths[w], path_lanes[l]);
+		}
+	path_skip_zmm("multi-key lmk MD5 and the fused MD5+AES loops");
+	/* the knob only lowers: asking for more than the CPU has gives the
+	 * CPU's; anything below 8, or not a number, is 1 lane */
 	setenv("LIBLOOP_CRYPTO_MD5_LANES", "64", 1);
 	ok(loop_md5_lanes() == lanes, "LIBLOOP_CRYPTO_MD5_LANES=64 gives %u, the CPU's most", lanes);
 	setenv("LIBLOOP_CRYPTO_MD5_LANES", "8", 1);
 	ok(loop_md5_lanes() == (lanes >= 8 ? 8u : 1u), "LIBLOOP_CRYPTO_MD5_LANES=8 lowers");
+	setenv("LIBLOOP_CRYPTO_MD5_LANES", "garbage", 1);
+	ok(loop_md5_lanes() == 1, "LIBLOOP_CRYPTO_MD5_LANES=garbage gives 1");
 	unsetenv("LIBLOOP_CRYPTO_MD5_LANES");
 	/* and the libgcrypt back end, which takes the scalar IV */
-	setenv("LIBLOOP_CRYPTO_NO_AESNI", "1", 1);
-	test_runs("libgcrypt back end", "16");
-	unsetenv("LIBLOOP_CRYPTO_NO_AESNI");
+	test_runs(0, 16);
 	return tap_done();
 }

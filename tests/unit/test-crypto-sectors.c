@@ -3,8 +3,9 @@
  * Sector encryption: published block-cipher vectors (NIST SP 800-38A CBC-AES,
  * NESSIE Serpent, the Twofish paper), the hand-written AES-NI code against
  * libgcrypt byte for byte, the lmk (loop-AES v2) IV against libgcrypt's
- * MD5, both back ends against each other for every format, and many
- * threads on one context.
+ * MD5, both back ends against each other for every format, every AES
+ * register width this CPU runs (LIBLOOP_CRYPTO_AES_WIDTH) against
+ * libgcrypt, and many threads on one context.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -17,6 +18,7 @@
 
 #include "crypto-internal.h"
 #include "tap.h"
+#include "crypto-paths.h"
 
 static void unhex(uint8_t *out, const char *hex)
 {
@@ -57,7 +59,7 @@ static void test_nist_cbc(void)
 	size_t i, klen;
 
 	if (!loop_aesni_available()) {
-		ok(1, "# SKIP no AES-NI on this CPU");
+		skip("no AES-NI on this CPU");
 		return;
 	}
 	for (i = 0; i < 3; i++) {
@@ -171,7 +173,7 @@ static void test_aesni_vs_gcrypt(void)
 	int bad_enc = 0, bad_dec = 0, bad_inplace = 0, tries = 0;
 
 	if (!loop_aesni_available()) {
-		ok(1, "# SKIP no AES-NI on this CPU");
+		skip("no AES-NI on this CPU");
 		return;
 	}
 	keys = aligned_alloc(16, 8 * sizeof(*keys));
@@ -273,7 +275,7 @@ static void test_lmk_x8(void)
 	int round, l, bad = 0;
 
 	if (!loop_md5_x8_available()) {
-		ok(1, "# SKIP no AVX2 on this CPU");
+		skip("no AVX2 on this CPU");
 		free(sec);
 		return;
 	}
@@ -379,6 +381,106 @@ static void test_backends_agree(void)
 	free(pt); free(a); free(b); free(c);
 }
 
+/* ---- single key on every AES width, against libgcrypt ----------------- */
+
+/* IV formats, key sizes and run lengths at one width: with VAES the
+ * encrypt batches are 16 sectors, 8 without; lengths that are no
+ * multiple of either leave 1..15 sectors for the narrower lanes. */
+static void test_width(unsigned int width)
+{
+	static const struct fmt_case single[] = {
+		{ "aes", 128, 1 }, { "aes", 192, 1 }, { "aes", 256, 1 },
+		{ "aes-cbc-plain64", 128, 1 }, { "aes-cbc-plain64", 192, 1 },
+		{ "aes-cbc-plain64", 256, 1 }, { "AES256", 0, 1 },
+	};
+	static const size_t sizes[] = { 1, 7, 15, 16, 17, 31, 33, 208 + 5 };
+	enum { MAX = 213 };
+	uint8_t keys[32], *pt = malloc(MAX * 512), *ref = malloc(MAX * 512),
+		*got = malloc(MAX * 512 + 1), *buf = malloc(MAX * 512);
+	char want[64];
+	const char *name = "(none)";
+	size_t f, si;
+	int bad_name = 0, bad_enc = 0, bad_dec = 0, bad_inplace = 0, runs = 0;
+
+	path_impl(want, sizeof(want), width, 1, 0);
+	for (f = 0; f < PATH_COUNT(single); f++) {
+		struct loop_crypt *xa = NULL, *xg = NULL;
+		/* plain32 wraps at 2^32 inside the longer runs */
+		uint64_t ivoff = f & 1 ? 0xFFFFFFF0ull : 61;
+
+		fill_random(keys, sizeof(keys));
+		path_set(width, 16);
+		if (make_crypt(&xa, &single[f], keys, ivoff, 0) ||
+		    make_crypt(&xg, &single[f], keys, ivoff, 1)) {
+			bad_name++;
+			path_clear();
+			loop_crypt_free(xa);
+			continue;
+		}
+		path_clear();
+		name = loop_crypt_impl_name(xa);
+		bad_name += !!strcmp(name, want);
+		for (si = 0; si < PATH_COUNT(sizes); si++) {
+			size_t n = sizes[si], b = n * 512;
+
+			fill_random(pt, b);
+			runs++;
+			if (loop_crypt_encrypt(xg, 3, ref, pt, n)) {
+				bad_enc++;
+				continue;
+			}
+			/* out of place at an odd address, then in place */
+			bad_enc += loop_crypt_encrypt(xa, 3, got + 1, pt, n) ||
+				   memcmp(got + 1, ref, b);
+			bad_dec += loop_crypt_decrypt(xa, 3, got + 1, ref, n) ||
+				   memcmp(got + 1, pt, b);
+			memcpy(buf, pt, b);
+			bad_inplace += loop_crypt_encrypt(xa, 3, buf, buf, n) || memcmp(buf, ref, b);
+			bad_inplace += loop_crypt_decrypt(xa, 3, buf, buf, n) || memcmp(buf, pt, b);
+		}
+		loop_crypt_free(xa);
+		loop_crypt_free(xg);
+	}
+	ok(!bad_name, "AES width %u: every context runs \"%s\" (last: \"%s\")", width, want, name);
+	ok(!bad_enc, "AES width %u: AES-128/192/256 plain32/plain64 encrypt == libgcrypt "
+	   "(%d runs of 1..213 sectors)", width, runs);
+	ok(!bad_dec, "AES width %u: decrypt of libgcrypt's ciphertext gives the plaintext", width);
+	ok(!bad_inplace, "AES width %u: in place, both ways", width);
+	free(pt); free(ref); free(got); free(buf);
+}
+
+static void test_widths(void)
+{
+	unsigned int most, i;
+	static const struct { const char *env; int lowers; } env[] = {
+		{ "128", 1 }, { "64", 1 }, { "garbage", 1 }, { "256", 0 }, { "512", 0 },
+		{ "", 0 },
+	};
+
+	for (i = 0; i < PATH_COUNT(path_widths); i++) {
+		const char *why = path_why_not(path_widths[i], 1);
+
+		if (why)
+			skip("single-key AES, AES width %u: %s", path_widths[i], why);
+		else
+			test_width(path_widths[i]);
+	}
+	path_skip_zmm("single-key AES");
+
+	/* the knob only lowers; garbage is the narrowest, like MD5_LANES */
+	unsetenv("LIBLOOP_CRYPTO_AES_WIDTH");
+	most = loop_aes_width();
+	ok(most == (loop_aesni_vaes_available() ? 256u : 128u),
+	   "without LIBLOOP_CRYPTO_AES_WIDTH: %u, the CPU's widest", most);
+	for (i = 0; i < PATH_COUNT(env); i++) {
+		setenv("LIBLOOP_CRYPTO_AES_WIDTH", env[i].env, 1);
+		is_u64(loop_aes_width(), env[i].lowers ? 128 : most,
+		       "LIBLOOP_CRYPTO_AES_WIDTH=\"%s\" gives %u", env[i].env,
+		       env[i].lowers ? 128 : most);
+	}
+	unsetenv("LIBLOOP_CRYPTO_AES_WIDTH");
+}
+
 /* ---- many threads, one context --------------------------------------- */
 enum { T_SECTORS = 64, T_THREADS = 4, T_ROUNDS = 200 };
 
@@ -482,7 +584,7 @@ static void test_encrypt_16_lanes(void)
 	const char *path = loop_aesni_vaes_available() ? "VAES 16-lane" : "2x 8-lane xmm (no VAES here)";
 
 	if (!loop_aesni_available()) {
-		ok(1, "# SKIP no AES-NI on this CPU");
+		skip("no AES-NI on this CPU");
 		return;
 	}
 	keys = aligned_alloc(16, 16 * sizeof(*keys));
@@ -540,6 +642,7 @@ int main(void)
 	test_lmk_md5();
 	test_lmk_x8();
 	test_backends_agree();
+	test_widths();
 	test_threads();
 	test_errors();
 	return tap_done();
