@@ -30,9 +30,9 @@ setup_file() {
 	mountpoint -q "$SWAP_MNT" || {
 		mkfs.ext4 -q -F "$SWAP_FS_DISK" && mount "$SWAP_FS_DISK" "$SWAP_MNT"
 	}
-	# swap-stress needs room for twice the RAM, plus its margin
+	# swap-stress needs room for its pressure, plus its margin
 	ram_mib=$(awk '/^MemTotal:/ { print int(($2 + 65535) / 65536) * 64 }' /proc/meminfo)
-	export SWAP_MIB=$((2 * ram_mib + 128))
+	export SWAP_MIB=$((ram_mib * ${SWAP_STRESS_PERCENT:-200} / 100 + 128))
 }
 
 # swapfile NAME: a backing file for swap, written in full as swap files
