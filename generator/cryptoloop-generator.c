@@ -287,10 +287,21 @@ static int write_service(const char *dir, const char *name, const struct swap_li
 		fprintf(f, "TimeoutSec=infinity\n");
 	if (s->random_key) {
 		/* new keys each boot overwrite the source: only an empty
-		 * one or an old swap area, device or file */
-		const char *check[] = { CHECK_SWAP_SOURCE_PATH, s->source };
+		 * one or an old swap area, device or file; with offset= and
+		 * sizelimit=, in the range the swap device covers */
+		const char *check[6] = { CHECK_SWAP_SOURCE_PATH };
+		size_t c = 1;
 
-		put_exec(f, "ExecStartPre", check, 2);
+		for (i = 0; i + 1 < s->req.nargs; i += 2) {
+			if (c + 3 <= sizeof(check) / sizeof(check[0]) &&
+			    (!strcmp(s->req.losetup_args[i], "--offset") ||
+			     !strcmp(s->req.losetup_args[i], "--sizelimit"))) {
+				check[c++] = s->req.losetup_args[i];
+				check[c++] = s->req.losetup_args[i + 1];
+			}
+		}
+		check[c++] = s->source;
+		put_exec(f, "ExecStartPre", check, c);
 	}
 	argv[n++] = LOSETUP_PATH;
 	argv[n++] = "--engine";

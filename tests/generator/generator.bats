@@ -140,6 +140,33 @@ swap_file_line() {
 		fail "$stderr"
 }
 
+@test "source check with offset= and sizelimit=: the range the swap device covers is probed, nothing else" {
+	command -v sfdisk > /dev/null || skip "sfdisk (fdisk) missing"
+	# a disk with a partition table, and swap after it from 1 MiB on
+	truncate -s 40M "$T/disk.img"
+	printf 'label: dos\n' | sfdisk -q "$T/disk.img"
+	generate "/dev/cryptoloop6 none swap sw,x-cryptoloop.source=$T/disk.img,x-cryptoloop.encryption=AES128,x-cryptoloop.phash=random,x-cryptoloop.offset=1MiB,x-cryptoloop.sizelimit=32MiB 0 0"
+	[ "$status" -eq 0 ] || fail "$stderr"
+	u="$T/normal/cryptoloop-setup-cryptoloop6.service"
+	mapfile -t w < <(exec_words "$u" ExecStartPre)
+	[ "${w[*]:1}" = "--offset 1MiB --sizelimit 32MiB $T/disk.img" ]
+	# the partition table before the range stays, and is no reason to stop
+	run_check "$u"
+	[ "$status" -eq 0 ] || fail "$stderr"
+	# an ext4 in the range is refused, though nothing is at offset 0
+	truncate -s 32M "$T/fs.img"
+	mkfs.ext4 -q "$T/fs.img"
+	dd if="$T/fs.img" of="$T/disk.img" bs=1M seek=1 conv=notrunc status=none
+	run_check "$u"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "cryptoloop-check-swap-source: $T/disk.img holds ext4 (filesystem) at offset 1048576: not overwritten with random-key swap (wipefs(8) erases signatures of data no longer wanted)" ] ||
+		fail "$stderr"
+	# a bad size is named
+	run --separate-stderr "$CHECK" --offset 1XB "$T/disk.img"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == "cryptoloop-check-swap-source: --offset '1XB': "* ]] || fail "$stderr"
+}
+
 @test "UUID= source: the udev link is the dependency" {
 	generate "/dev/cryptoloop1 none swap sw,x-cryptoloop.source=UUID=0a1b-2c3d,x-cryptoloop.encryption=AES128,x-cryptoloop.phash=random 0 0"
 	[ "$status" -eq 0 ]
