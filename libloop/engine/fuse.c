@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "private.h"
+#include "crypto-internal.h"
 #include "engine-private.h"
 #include "key-handover.h"
 #include "spawn.h"
@@ -86,11 +87,13 @@ void loop_fuse_unmount(const char *mnt)
 static int spawn(const char *daemon, char **argv, int *key_fd, int *ready_fd,
 		 pid_t *pid)
 {
-	/* our own crypto switch is the one setting the daemon inherits: it
-	 * picks the cipher path, and the daemon must read as its caller does */
-	char *envp[] = { (char *)LOOP_SPAWN_PATH, NULL, NULL };
+	/* our own crypto switches are the one setting the daemon inherits:
+	 * they pick the cipher path, and the daemon must take the path its
+	 * caller would; each goes over as the value libloop read from it */
+	char *envp[5] = { (char *)LOOP_SPAWN_PATH };
+	char width[48], lanes[48];
 	struct loop_spawn_fd fds[2];
-	int sv[2], rp[2], rc;
+	int sv[2], rp[2], rc, n = 1;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
 		return -errno;
@@ -101,7 +104,15 @@ static int spawn(const char *daemon, char **argv, int *key_fd, int *ready_fd,
 		return rc;
 	}
 	if (getenv("LIBLOOP_CRYPTO_NO_AESNI"))
-		envp[1] = (char *)"LIBLOOP_CRYPTO_NO_AESNI=1";
+		envp[n++] = (char *)"LIBLOOP_CRYPTO_NO_AESNI=1";
+	if (getenv("LIBLOOP_CRYPTO_AES_WIDTH")) {
+		snprintf(width, sizeof(width), "LIBLOOP_CRYPTO_AES_WIDTH=%u", loop_aes_width());
+		envp[n++] = width;
+	}
+	if (getenv("LIBLOOP_CRYPTO_MD5_LANES")) {
+		snprintf(lanes, sizeof(lanes), "LIBLOOP_CRYPTO_MD5_LANES=%u", loop_md5_lanes());
+		envp[n++] = lanes;
+	}
 	fds[0] = (struct loop_spawn_fd){ sv[1], 3 };	/* --key-fd 3 */
 	fds[1] = (struct loop_spawn_fd){ rp[1], 4 };	/* --ready-fd 4 */
 	rc = loop_spawn(daemon, argv, envp, fds, 2, LOOP_SPAWN_DAEMON, pid);

@@ -53,6 +53,35 @@ keys65() {
 	detach "$dev"
 }
 
+@test "the daemon takes the narrow paths its caller is told to (xmm AES, 8-lane MD5): 1 MiB and 4 KiB requests, aespipe agrees" {
+	[ "$E2E_ENGINE" = fuse ] || skip "the FUSE engine's request path"
+	keys65
+	img=$(image 8M)
+	head -c 3M /dev/urandom > "$TESTDIR/plain"
+	dev=$(LIBLOOP_CRYPTO_AES_WIDTH=128 LIBLOOP_CRYPTO_MD5_LANES=8 attach -e AES256 -o "$OFF" -p 3 "$img")
+	pid=$(our_daemons)
+	[ -n "$pid" ] || fail "no daemon"
+	env=$(tr '\0' '\n' < "/proc/$pid/environ")
+	grep -qx LIBLOOP_CRYPTO_AES_WIDTH=128 <<<"$env" || fail "daemon environment: $env"
+	grep -qx LIBLOOP_CRYPTO_MD5_LANES=8 <<<"$env" || fail "daemon environment: $env"
+	dd if="$TESTDIR/plain" of="$dev" bs=1M seek="$AT" oflag=direct,seek_bytes status=none
+	# 4 KiB at an odd sector: 8 sectors, fewer than a 16-sector batch
+	dd if="$TESTDIR/plain" of="$dev" bs=4k count=1 seek=$((AT + 3 * 1048576 + 512)) \
+		oflag=direct,seek_bytes status=none
+	cmp <(dd if="$TESTDIR/plain" bs=1M count=3 status=none) \
+	    <(dd if="$dev" bs=1M skip="$AT" count=3 iflag=direct,skip_bytes status=none) ||
+		fail "the daemon reads back something else"
+	detach "$dev"
+	dd if="$img" bs=512 skip=7 status=none |
+		aespipe -d -e aes256 -O 7 -p 3 3< "$PASSFILE" > "$TESTDIR/aespipe.out" ||
+		fail "aespipe failed"
+	cmp "$TESTDIR/plain" <(dd if="$TESTDIR/aespipe.out" bs=512 skip=3 count=6144 status=none) ||
+		fail "aespipe decrypts our 1 MiB writes to something else"
+	cmp <(head -c 4096 "$TESTDIR/plain") \
+	    <(dd if="$TESTDIR/aespipe.out" bs=512 skip=$((3 + 6144 + 1)) count=8 status=none) ||
+		fail "aespipe decrypts our 4 KiB write to something else"
+}
+
 @test "a read of mapped pages the image lost (truncated behind our back) fails with EIO, and the daemon lives on" {
 	[ "$E2E_ENGINE" = fuse ] || skip "the FUSE engine's request path"
 	img=$(image 8M)
