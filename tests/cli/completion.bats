@@ -52,6 +52,15 @@ has() { grep -qxF -- "$1" <<<"$output" || fail "no candidate '$1' in: $(echo $ou
 	ln -s "$top_srcdir/completion/losetup" "$TESTDIR/cryptoloop-losetup"
 	run bash --norc -c '. "$1"; . "$2"; complete -p cryptoloop-losetup' x "$BASH_COMPLETION" "$TESTDIR/cryptoloop-losetup"
 	[ "$output" = "complete -F _cryptoloop_losetup cryptoloop-losetup" ]
+	# as the Debian package installs it, loaded on demand by
+	# bash-completion's own loader (2.11's name, or 2.12's)
+	mkdir -p "$TESTDIR/bc/completions"
+	mv "$TESTDIR/cryptoloop-losetup" "$TESTDIR/bc/completions/"
+	run env BASH_COMPLETION_USER_DIR="$TESTDIR/bc" bash --norc -c '. "$1"
+		if declare -F _comp_load >/dev/null; then _comp_load cryptoloop-losetup; else __load_completion cryptoloop-losetup; fi &&
+		complete -p cryptoloop-losetup' x "$BASH_COMPLETION"
+	[ "$status" -eq 0 ]
+	[ "$output" = "complete -F _cryptoloop_losetup cryptoloop-losetup" ]
 }
 
 @test "completion: losetup --enc gives --encryption, -- gives util-linux's and our options" {
