@@ -42,6 +42,11 @@ complete_words() {
 }
 losetup_words() { complete_words losetup _cryptoloop_losetup "$OUR_LOSETUP" "$@"; }
 
+# the -H names libloop/crypto/keyrule.c compares the argument with
+keyrule_names() {
+	grep -o 'strcasecmp([a-z]*, "[a-z0-9]*")' "$top_srcdir/libloop/crypto/keyrule.c" | cut -d'"' -f2 | sort -u
+}
+
 # has WORD: the candidates in $output include WORD
 has() { grep -qxF -- "$1" <<<"$output" || fail "no candidate '$1' in: $(echo $output)"; }
 
@@ -114,9 +119,7 @@ has() { grep -qxF -- "$1" <<<"$output" || fail "no candidate '$1' in: $(echo $ou
 	run losetup_words -H ''
 	[ "$status" -eq 0 ]
 	local h
-	# the names keyrule.c compares the argument with
-	for h in $(grep -o 'strcasecmp([a-z]*, "[a-z0-9]*")' "$top_srcdir/libloop/crypto/keyrule.c" |
-		cut -d'"' -f2 | sort -u); do
+	for h in $(keyrule_names); do
 		has "$h"
 	done
 	has random
@@ -162,6 +165,11 @@ has() { grep -qxF -- "$1" <<<"$output" || fail "no candidate '$1' in: $(echo $ou
 	[ "$output" = AES128 ]
 	run complete_words cryptoloop-reencrypt _cryptoloop_reencrypt "$REENCRYPT" --progress ''
 	[ "$(echo $output)" = "auto always never" ]
+	run complete_words cryptoloop-reencrypt _cryptoloop_reencrypt "$REENCRYPT" img --new -H ''
+	local h
+	for h in $(keyrule_names); do
+		has "$h"
+	done
 }
 
 @test "completion: cryptoloop-unlock gives its options and the cryptoloop mount points of its fstab" {
