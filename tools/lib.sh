@@ -16,7 +16,7 @@ need_root() {
 BUILD_PACKAGES="autoconf automake libtool pkg-config make gcc
 	libsmartcols-dev libgcrypt20-dev libfuse3-dev fuse3 libcryptsetup-dev libdevmapper-dev
 	cryptsetup-bin libmount-dev libblkid-dev
-	bats util-linux mount e2fsprogs systemd dosfstools fdisk
+	bats bash-completion util-linux mount e2fsprogs systemd dosfstools fdisk
 	aespipe gnupg openssl libcrypt-twofish-perl libcrypt-blowfish-perl strace
 	clang libclang-rt-14-dev devscripts"
 
