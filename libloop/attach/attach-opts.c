@@ -176,6 +176,6 @@ LIBLOOP_EXPORT int loop_attach_spec(const struct loop_attach_opts *o,
 				  "by this build", o->encryption);
 	if (rc < 0)
 		return attach_msg(m, rc, "--encryption", "%s: unknown encryption type or key "
-				  "size (see --list-ciphers)", o->encryption);
+				  "size (see losetup --list-ciphers)", o->encryption);
 	return 0;
 }

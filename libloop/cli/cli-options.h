@@ -70,7 +70,7 @@ struct opt_desc {
  * attaches nothing.
  */
 #define LOOP_KEY_OPTIONS(X) \
-	X('e', "encryption", required_argument, "<name>", "encrypt with cipher <name> (see --list-ciphers)", \
+	X('e', "encryption", required_argument, "<name>", "encrypt with cipher <name> (see losetup --list-ciphers)", \
 	  SEC_CRYPT, 1, 1, "cipher", "encryption", LOSETUP, 0) \
 	X('k', "keybits", required_argument, "<num>", "key size in bits", \
 	  SEC_CRYPT, 1, 1, "keybits", NULL, LOSETUP, 0) \
