@@ -20,6 +20,14 @@ keys65() {
 	PASSFILE="$TESTDIR/keys65"
 }
 
+# aespipe_decrypt IMAGE: what aespipe decrypts of IMAGE past the offset
+# (IV sector 7 at the device's sector 0), in $TESTDIR/aespipe.out
+aespipe_decrypt() {
+	dd if="$1" bs=512 skip=7 status=none |
+		aespipe -d -e aes256 -O 7 -p 3 3< "$PASSFILE" > "$TESTDIR/aespipe.out" ||
+		fail "aespipe failed"
+}
+
 @test "1 MiB direct writes at an odd sector, multi-key v3, -o 7 sectors: aespipe decrypts them" {
 	[ "$E2E_ENGINE" = fuse ] || skip "the FUSE engine's request path"
 	keys65
@@ -28,9 +36,7 @@ keys65() {
 	dev=$(attach -e AES256 -o "$OFF" -p 3 "$img")
 	dd if="$TESTDIR/plain" of="$dev" bs=1M seek="$AT" oflag=direct,seek_bytes status=none
 	detach "$dev"
-	dd if="$img" bs=512 skip=7 status=none |
-		aespipe -d -e aes256 -O 7 -p 3 3< "$PASSFILE" > "$TESTDIR/aespipe.out" ||
-		fail "aespipe failed"
+	aespipe_decrypt "$img"
 	cmp "$TESTDIR/plain" <(dd if="$TESTDIR/aespipe.out" bs=512 skip=3 count=6144 status=none) ||
 		fail "aespipe decrypts our 1 MiB writes to something else"
 }
@@ -72,9 +78,7 @@ keys65() {
 	    <(dd if="$dev" bs=1M skip="$AT" count=3 iflag=direct,skip_bytes status=none) ||
 		fail "the daemon reads back something else"
 	detach "$dev"
-	dd if="$img" bs=512 skip=7 status=none |
-		aespipe -d -e aes256 -O 7 -p 3 3< "$PASSFILE" > "$TESTDIR/aespipe.out" ||
-		fail "aespipe failed"
+	aespipe_decrypt "$img"
 	cmp "$TESTDIR/plain" <(dd if="$TESTDIR/aespipe.out" bs=512 skip=3 count=6144 status=none) ||
 		fail "aespipe decrypts our 1 MiB writes to something else"
 	cmp <(head -c 4096 "$TESTDIR/plain") \
@@ -113,9 +117,7 @@ keys65() {
 	head -c 2M /dev/urandom > "$TESTDIR/new"
 	dd if="$TESTDIR/new" of="$dev" bs=1M seek="$AT" oflag=direct,seek_bytes status=none
 	detach "$dev"
-	dd if="$TESTDIR/image" bs=512 skip=7 status=none |
-		aespipe -d -e aes256 -O 7 -p 3 3< "$PASSFILE" > "$TESTDIR/aespipe.out" ||
-		fail "aespipe failed"
+	aespipe_decrypt "$TESTDIR/image"
 	cmp "$TESTDIR/new" <(dd if="$TESTDIR/aespipe.out" bs=512 skip=3 count=4096 status=none) ||
 		fail "aespipe decrypts our 1 MiB writes to something else"
 }
