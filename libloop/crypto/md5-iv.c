@@ -162,7 +162,7 @@ void loop_lmk_iv(uint8_t iv[16], const uint32_t seed_state[4],
 
 unsigned int loop_md5_lanes(void)
 {
-	unsigned int max = loop_md5_x8_available() ? 16 : 1;
+	unsigned int max = loop_md5_x32_available() ? 32 : loop_md5_x8_available() ? 16 : 1;
 	const char *env = getenv("LIBLOOP_CRYPTO_MD5_LANES");
 	unsigned long want;
 
@@ -170,8 +170,10 @@ unsigned int loop_md5_lanes(void)
 		return max;
 	want = strtoul(env, NULL, 10);
 	/* only ever lowered: a lane count the CPU cannot run is not taken */
-	if (want >= 16)
+	if (want >= 32)
 		return max;
+	if (want >= 16)
+		return max >= 16 ? 16 : max;
 	if (want >= 8)
 		return max >= 8 ? 8 : max;
 	return 1;
