@@ -117,11 +117,9 @@ void loop_aesni_cbc_encrypt_sectors(const struct loop_aesni_key *const *keys,
 				    const uint8_t (*iv)[16],
 				    uint8_t *const *dst,
 				    const uint8_t *const *src, unsigned int n);
-/* CBC-decrypt one 512-byte sector; dst may equal src.  Dispatches to
- * the VAES (ymm) or the 8-way xmm version; both exported for tests. */
-void loop_aesni_cbc_decrypt_sector(const struct loop_aesni_key *k,
-				   const uint8_t iv[16], uint8_t *dst,
-				   const uint8_t *src);
+/* CBC-decrypt one 512-byte sector; dst may equal src.  The VAES (ymm)
+ * version only where loop_aesni_vaes_available(); a context picks one
+ * when it is created (sector-crypt.c). */
 void loop_aesni_cbc_decrypt_sector_x8(const struct loop_aesni_key *k,
 				      const uint8_t iv[16], uint8_t *dst,
 				      const uint8_t *src);
