@@ -34,14 +34,21 @@ static inline void path_clear(void)
 	unsetenv("LIBLOOP_CRYPTO_MD5_LANES");
 }
 
+/* the CPU has AVX-512F and the OS saves zmm state (gcc asks both) */
+static inline int cpu_has_avx512f(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return __builtin_cpu_supports("avx512f");
+#else
+	return 0;
+#endif
+}
+
 /* why the 32-lane (AVX-512) lmk hash does not run here */
 static inline const char *md5_x32_why_not(void)
 {
-#if defined(__x86_64__)
-	if (__builtin_cpu_supports("avx512f"))
-		return "AVX-512F present, but the 32-lane MD5 failed its self-test "
-		       "(or the OS does not save zmm state)";
-#endif
+	if (cpu_has_avx512f())
+		return "AVX-512F present, but the 32-lane MD5 failed its self-test";
 	return "no AVX-512F on this CPU";
 }
 
@@ -77,13 +84,8 @@ static inline void path_impl(char *buf, size_t len, unsigned int width, unsigned
  * the CPU, that row is not run. */
 static inline void path_skip_zmm(const char *what)
 {
-	int avx512f = 0;
-
-#if defined(__x86_64__) || defined(__i386__)
-	avx512f = __builtin_cpu_supports("avx512f");
-#endif
 	skip("%s on zmm (AVX-512): no zmm path is built%s", what,
-	     avx512f ? "" : ", and this CPU has no AVX-512F");
+	     cpu_has_avx512f() ? "" : ", and this CPU has no AVX-512F");
 }
 
 #endif
