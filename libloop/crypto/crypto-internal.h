@@ -93,7 +93,7 @@ int loop_md5_x32_available(void);
 void loop_lmk_iv_x32(uint8_t iv[32][16], const uint32_t seed_state[4],
 		     const uint8_t *const plain[32], const uint64_t iv_sector[32]);
 
-/* md5-iv.c: how many sectors the lmk IV hashes at once on this CPU: 32
+/* md5-lanes.c: how many sectors the lmk IV hashes at once on this CPU: 32
  * with AVX-512F, 16 or 8 with AVX2, else 1;
  * LIBLOOP_CRYPTO_MD5_LANES=1|8|16|32 lowers it
  * (tests use it to reach every path the CPU can run). */

@@ -277,13 +277,13 @@ int loop_md5_x32_available(void)
 
 int loop_md5_x32_available(void) { return 0; }
 
+/* never chosen (loop_md5_lanes() stays at 1), but defined: the halves
+ * go to md5-x16.c's portable version */
 void loop_lmk_iv_x32(uint8_t iv[32][16], const uint32_t seed_state[4],
 		     const uint8_t *const plain[32], const uint64_t iv_sector[32])
 {
-	int l;
-
-	for (l = 0; l < 32; l++)
-		loop_lmk_iv(iv[l], seed_state, plain[l], iv_sector[l]);
+	loop_lmk_iv_x16(iv, seed_state, plain, iv_sector);
+	loop_lmk_iv_x16(iv + 16, seed_state, plain + 16, iv_sector + 16);
 }
 
 #endif
