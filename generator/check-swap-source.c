@@ -34,9 +34,7 @@
 
 #define PROG "cryptoloop-check-swap-source"
 
-static uint64_t offset;
-
-static int refuse(const char *source, const char *what)
+static int refuse(const char *source, uint64_t offset, const char *what)
 {
 	char at[48] = "";
 
@@ -104,7 +102,7 @@ int main(int argc, char **argv)
 	};
 	const char *source, *type, *pttype, *usage;
 	char what[512], found[400];
-	uint64_t sizelimit = 0;
+	uint64_t offset = 0, sizelimit = 0;
 	blkid_probe pr;
 	int c, fd, rc;
 
@@ -155,7 +153,7 @@ int main(int argc, char **argv)
 		list_signatures(pr, found, sizeof(found));
 		snprintf(what, sizeof(what), "several signatures (%s), which libblkid "
 			 "cannot choose between", *found ? found : "?");
-		rc = refuse(source, what);
+		rc = refuse(source, offset, what);
 	} else if (rc < 0) {
 		fprintf(stderr, "%s: %s: cannot probe for signatures: %s\n", PROG, source,
 			strerror(errno ? errno : EIO));
@@ -166,13 +164,13 @@ int main(int argc, char **argv)
 		usage = value(pr, "USAGE");
 		if (pttype) {
 			snprintf(what, sizeof(what), "a %s partition table", pttype);
-			rc = refuse(source, what);
+			rc = refuse(source, offset, what);
 		} else if (type && !strcmp(type, "swap")) {
 			rc = 0;		/* an old swap area: what mkswap writes anyway */
 		} else {
 			snprintf(what, sizeof(what), "%s (%s)", type ? type : "a signature",
 				 usage ? usage : "unknown use");
-			rc = refuse(source, what);
+			rc = refuse(source, offset, what);
 		}
 	}
 	blkid_free_probe(pr);

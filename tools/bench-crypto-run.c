@@ -114,23 +114,24 @@ static int bench(const char *fmt, int decrypt, double seconds)
 
 enum piece { PIECE_MD5, PIECE_AES_ENC, PIECE_AES_DEC };
 
-/* one pass of a piece over the buffer, 16 sectors at a time like the
- * fused path (aesni-lmk.c) */
+/* one pass of a piece over the buffer, 32 sectors at a time: the widest
+ * lmk hash (md5-x32.c) takes them at once, the others in 16s or 8s as
+ * loop_crypt does */
 static void piece_pass(enum piece what, unsigned int lanes, int vaes,
 		       const struct loop_aesni_key *keys, const uint32_t seed[4], uint8_t *buf,
 		       uint64_t first)
 {
 	static const uint8_t zero[16] __attribute__((aligned(16)));
-	const struct loop_aesni_key *k[16];
-	uint8_t iv[16][16] __attribute__((aligned(16)));
-	const uint8_t *p[16];
-	uint8_t *d[16];
-	uint64_t sec[16];
+	const struct loop_aesni_key *k[32];
+	uint8_t iv[32][16] __attribute__((aligned(16)));
+	const uint8_t *p[32];
+	uint8_t *d[32];
+	uint64_t sec[32];
 	size_t i, l;
 
 	memset(iv, 0x3c, sizeof(iv));
-	for (i = 0; i < RUN_SECTORS; i += 16) {
-		for (l = 0; l < 16; l++) {
+	for (i = 0; i < RUN_SECTORS; i += 32) {
+		for (l = 0; l < 32; l++) {
 			sec[l] = first + i + l;
 			k[l] = &keys[sec[l] & 63];
 			d[l] = buf + (i + l) * LOOP_SECTOR_SIZE;
@@ -138,27 +139,25 @@ static void piece_pass(enum piece what, unsigned int lanes, int vaes,
 		}
 		switch (what) {
 		case PIECE_MD5:
-			if (lanes >= 16) {
-				loop_lmk_iv_x16(iv, seed, p, sec);
-			} else if (lanes >= 8) {
-				loop_lmk_iv_x8(iv, seed, p, sec);
-				loop_lmk_iv_x8(iv + 8, seed, p + 8, sec + 8);
-			} else {
-				for (l = 0; l < 16; l++)
+			if (lanes >= 32)
+				loop_lmk_iv_x32(iv, seed, p, sec);
+			else if (lanes >= 16)
+				for (l = 0; l < 32; l += 16)
+					loop_lmk_iv_x16(iv + l, seed, p + l, sec + l);
+			else if (lanes >= 8)
+				for (l = 0; l < 32; l += 8)
+					loop_lmk_iv_x8(iv + l, seed, p + l, sec + l);
+			else
+				for (l = 0; l < 32; l++)
 					loop_lmk_iv(iv[l], seed, p[l], sec[l]);
-			}
 			break;
 		case PIECE_AES_ENC:
-			if (vaes) {
-				loop_aesni_cbc_encrypt_sectors(k, (const uint8_t (*)[16])iv, d, p, 16);
-			} else {
-				loop_aesni_cbc_encrypt_sectors(k, (const uint8_t (*)[16])iv, d, p, 8);
-				loop_aesni_cbc_encrypt_sectors(k + 8, (const uint8_t (*)[16])iv + 8,
-							       d + 8, p + 8, 8);
-			}
+			for (l = 0; l < 32; l += vaes ? 16 : 8)
+				loop_aesni_cbc_encrypt_sectors(k + l, (const uint8_t (*)[16])iv + l,
+							       d + l, p + l, vaes ? 16 : 8);
 			break;
 		case PIECE_AES_DEC:
-			for (l = 0; l < 16; l++)
+			for (l = 0; l < 32; l++)
 				if (vaes)
 					loop_aesni_cbc_decrypt_sector_vaes(k[l], zero, d[l], p[l]);
 				else
@@ -196,7 +195,8 @@ static int pieces(unsigned int bits, double seconds, int md5_only)
 	}
 	loop_md5_init_state(seed);
 	/* named as loop_crypt_impl_name() names the lmk part */
-	snprintf(md5_path, sizeof(md5_path), "md5 %u-lane%s", lanes, lanes >= 8 ? " avx2" : "");
+	snprintf(md5_path, sizeof(md5_path), "md5 %u-lane%s", lanes,
+		 lanes >= 32 ? " avx512" : lanes >= 8 ? " avx2" : "");
 	for (w = PIECE_MD5; w <= (md5_only ? PIECE_MD5 : PIECE_AES_DEC); w++) {
 		unsigned long long bytes = 0, first = 0;
 		double t0, t;

@@ -361,24 +361,6 @@ void loop_aesni_cbc_encrypt_sectors_vaes16(const struct loop_aesni_key *const *k
 	cbc_encrypt_vaes16(keys, iv, dst, src);
 }
 
-static void (*decrypt_impl)(const struct loop_aesni_key *, const uint8_t *, uint8_t *,
-			    const uint8_t *);
-
-void loop_aesni_cbc_decrypt_sector(const struct loop_aesni_key *k, const uint8_t iv[16],
-				   uint8_t *dst, const uint8_t *src)
-{
-	void (*fn)(const struct loop_aesni_key *, const uint8_t *, uint8_t *,
-		   const uint8_t *) = __atomic_load_n(&decrypt_impl, __ATOMIC_RELAXED);
-
-	/* every thread that gets here first computes the same pointer */
-	if (!fn) {
-		fn = vaes_usable() ? loop_aesni_cbc_decrypt_sector_vaes
-				   : loop_aesni_cbc_decrypt_sector_x8;
-		__atomic_store_n(&decrypt_impl, fn, __ATOMIC_RELAXED);
-	}
-	fn(k, iv, dst, src);
-}
-
 int loop_aesni_vaes_available(void)
 {
 	return vaes_usable();
@@ -394,9 +376,6 @@ void loop_aesni_cbc_encrypt_sectors(const struct loop_aesni_key *const *keys,
 				    const uint8_t (*iv)[16], uint8_t *const *dst,
 				    const uint8_t *const *src, unsigned int n)
 { (void)keys; (void)iv; (void)dst; (void)src; (void)n; }
-void loop_aesni_cbc_decrypt_sector(const struct loop_aesni_key *k, const uint8_t iv[16],
-				   uint8_t *dst, const uint8_t *src)
-{ (void)k; (void)iv; (void)dst; (void)src; }
 void loop_aesni_cbc_decrypt_sector_x8(const struct loop_aesni_key *k, const uint8_t iv[16],
 				      uint8_t *dst, const uint8_t *src)
 { (void)k; (void)iv; (void)dst; (void)src; }

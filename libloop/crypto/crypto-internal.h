@@ -87,8 +87,15 @@ void loop_lmk_iv_x8(uint8_t iv[8][16], const uint32_t seed_state[4],
 void loop_lmk_iv_x16(uint8_t iv[16][16], const uint32_t seed_state[4],
 		     const uint8_t *const plain[16], const uint64_t iv_sector[16]);
 
-/* md5-iv.c: how many sectors the lmk IV hashes at once on this CPU: 16
- * or 8 with AVX2, else 1; LIBLOOP_CRYPTO_MD5_LANES=1|8|16 lowers it
+/* md5-x32.c: thirty-two lmk IVs at once (AVX-512F, two 16-lane streams);
+ * available only once a self-test matched loop_lmk_iv(). */
+int loop_md5_x32_available(void);
+void loop_lmk_iv_x32(uint8_t iv[32][16], const uint32_t seed_state[4],
+		     const uint8_t *const plain[32], const uint64_t iv_sector[32]);
+
+/* md5-lanes.c: how many sectors the lmk IV hashes at once on this CPU: 32
+ * with AVX-512F, 16 or 8 with AVX2, else 1;
+ * LIBLOOP_CRYPTO_MD5_LANES=1|8|16|32 lowers it
  * (tests use it to reach every path the CPU can run). */
 unsigned int loop_md5_lanes(void);
 
@@ -110,11 +117,9 @@ void loop_aesni_cbc_encrypt_sectors(const struct loop_aesni_key *const *keys,
 				    const uint8_t (*iv)[16],
 				    uint8_t *const *dst,
 				    const uint8_t *const *src, unsigned int n);
-/* CBC-decrypt one 512-byte sector; dst may equal src.  Dispatches to
- * the VAES (ymm) or the 8-way xmm version; both exported for tests. */
-void loop_aesni_cbc_decrypt_sector(const struct loop_aesni_key *k,
-				   const uint8_t iv[16], uint8_t *dst,
-				   const uint8_t *src);
+/* CBC-decrypt one 512-byte sector; dst may equal src.  The VAES (ymm)
+ * version only where loop_aesni_vaes_available(); a context picks one
+ * when it is created (sector-crypt.c). */
 void loop_aesni_cbc_decrypt_sector_x8(const struct loop_aesni_key *k,
 				      const uint8_t iv[16], uint8_t *dst,
 				      const uint8_t *src);

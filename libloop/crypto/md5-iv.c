@@ -14,7 +14,6 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
-#include <stdlib.h>
 #include <string.h>
 
 #include "crypto-internal.h"
@@ -158,21 +157,4 @@ void loop_lmk_iv(uint8_t iv[16], const uint32_t seed_state[4],
 		put_le32(iv + 4 * i, st[i]);
 	explicit_bzero(last, sizeof(last));
 	explicit_bzero(st, sizeof(st));
-}
-
-unsigned int loop_md5_lanes(void)
-{
-	unsigned int max = loop_md5_x8_available() ? 16 : 1;
-	const char *env = getenv("LIBLOOP_CRYPTO_MD5_LANES");
-	unsigned long want;
-
-	if (!env || !*env)
-		return max;
-	want = strtoul(env, NULL, 10);
-	/* only ever lowered: a lane count the CPU cannot run is not taken */
-	if (want >= 16)
-		return max;
-	if (want >= 8)
-		return max >= 8 ? 8 : max;
-	return 1;
 }

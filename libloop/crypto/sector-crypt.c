@@ -40,7 +40,7 @@ struct loop_crypt {
 	uint64_t iv_offset;
 	int use_aesni;
 	int use_vaes;                /* AES-NI on ymm: 16-sector encrypt, 16-block decrypt */
-	unsigned int md5_lanes;      /* lmk IVs hashed at once: 16, 8 or 1 */
+	unsigned int md5_lanes;      /* lmk IVs hashed at once: 32, 16, 8 or 1 */
 	int lmk_fused;               /* lmk: MD5 interleaved with VAES (aesni-lmk.c) */
 	const char *impl;            /* loop_crypt_impl_name() */
 	int gcry_algo;
@@ -130,19 +130,20 @@ static unsigned int key_index(const struct loop_crypt *x, uint64_t ivsec)
  * "SHORT[, detail...]"; SHORT is what loop_crypt_impl_name() documents.
  * Static strings, so a name outlives its context: [AES back end][lmk].
  */
-static const char *const impl_names[3][5] = {
+static const char *const impl_names[3][6] = {
 	{ "libgcrypt", "libgcrypt, md5 1-lane" },
 	{ "aesni-8way, xmm", "aesni-8way, xmm, md5 1-lane", "aesni-8way, xmm, md5 8-lane avx2",
-	  "aesni-8way, xmm, md5 16-lane avx2" },
+	  "aesni-8way, xmm, md5 16-lane avx2", NULL, "aesni-8way, xmm, md5 32-lane avx512" },
 	{ "aesni-8way+vaes, ymm", "aesni-8way+vaes, ymm, md5 1-lane",
 	  "aesni-8way+vaes, ymm, md5 8-lane avx2", "aesni-8way+vaes, ymm, md5 16-lane avx2",
-	  "aesni-8way+vaes, ymm, md5 16-lane avx2 fused" },
+	  "aesni-8way+vaes, ymm, md5 16-lane avx2 fused",
+	  "aesni-8way+vaes, ymm, md5 32-lane avx512" },
 };
 
 static void name_impl(struct loop_crypt *x)
 {
 	int aes = !x->use_aesni ? 0 : x->use_vaes ? 2 : 1;
-	int lmk = x->iv_kind != IV_LMK ? 0 : x->lmk_fused ? 4 :
+	int lmk = x->iv_kind != IV_LMK ? 0 : x->lmk_fused ? 4 : x->md5_lanes >= 32 ? 5 :
 		  x->md5_lanes >= 16 ? 3 : x->md5_lanes >= 8 ? 2 : 1;
 
 	x->impl = impl_names[aes][lmk];
@@ -222,7 +223,15 @@ static int crypt_new(struct loop_crypt **crypt, const struct loop_cipher_spec *s
 	x->use_vaes = x->use_aesni && loop_aes_width() >= 256;
 	/* the libgcrypt back end hashes the lmk IV one sector at a time */
 	x->md5_lanes = x->iv_kind == IV_LMK && x->use_aesni ? loop_md5_lanes() : 1;
-	x->lmk_fused = x->iv_kind == IV_LMK && x->md5_lanes >= 16 && x->use_vaes;
+	/*
+	 * The fused loops hide the AVX2 hash in VAES's latency.  With
+	 * AVX-512 the hash itself takes about half the time, and on Intel
+	 * AES and MD5 share the vector ports, so little is left to hide:
+	 * 32 lanes unfused are expected to win (libloop/crypto/README.md;
+	 * LIBLOOP_CRYPTO_MD5_LANES=16 gives the fused loops, and
+	 * tools/bench crypto times both).
+	 */
+	x->lmk_fused = x->iv_kind == IV_LMK && x->md5_lanes == 16 && x->use_vaes;
 	name_impl(x);
 	if (x->use_aesni) {
 		for (i = 0; i < nkeys; i++)
@@ -281,12 +290,16 @@ static void decrypt_sector(const struct loop_crypt *x, const struct loop_aesni_k
 		loop_aesni_cbc_decrypt_sector_x8(k, iv, dst, src);
 }
 
-/* lmk IVs of n (1..16) sectors, as many at once as the CPU allows */
-static void lmk_ivs(const struct loop_crypt *x, uint8_t iv[16][16],
-		    const uint8_t *const p[16], const uint64_t ivsec[16], unsigned int n)
+/* lmk IVs of n (1..32) sectors, as many at once as the CPU allows */
+static void lmk_ivs(const struct loop_crypt *x, uint8_t iv[][16],
+		    const uint8_t *const p[], const uint64_t ivsec[], unsigned int n)
 {
 	unsigned int l = 0;
 
+	if (n == 32 && x->md5_lanes >= 32) {
+		loop_lmk_iv_x32(iv, x->lmk_seed, p, ivsec);
+		return;
+	}
 	if (n == 16 && x->md5_lanes >= 16) {
 		loop_lmk_iv_x16(iv, x->lmk_seed, p, ivsec);
 		return;
@@ -299,23 +312,23 @@ static void lmk_ivs(const struct loop_crypt *x, uint8_t iv[16][16],
 }
 
 /*
- * Batches of 16 sectors with VAES (16 CBC chains at once) and for lmk
- * with a 16-lane hash (so the hash runs at its best width), of 8
- * otherwise: the xmm AES core interleaves 8 CBC chains.
+ * Batches of 16 sectors with VAES (16 CBC chains at once), for lmk of
+ * as many as the hash's lanes (so it runs at its best width: 32 with
+ * AVX-512, 16 with AVX2), of 8 otherwise: the xmm AES core interleaves
+ * 8 CBC chains.
  */
 static void aesni_encrypt(struct loop_crypt *x, uint64_t sector, uint8_t *dst,
 			  const uint8_t *src, size_t n)
 {
-	const struct loop_aesni_key *keys[16];
-	uint8_t iv[16][16] __attribute__((aligned(16)));
-	uint8_t *d[16];
-	const uint8_t *s[16];
-	uint64_t ivsec[16];
+	const struct loop_aesni_key *keys[32];
+	uint8_t iv[32][16] __attribute__((aligned(16)));
+	uint8_t *d[32];
+	const uint8_t *s[32];
+	uint64_t ivsec[32];
 	size_t done = 0;
-	/* 16 when VAES encrypts 16 chains at once, or when a 16-lane MD5
-	 * hashes the lmk IVs */
+	/* 16 when VAES encrypts 16 chains at once */
 	unsigned int wide = x->use_vaes ? 16 : 8;
-	unsigned int batch = x->iv_kind == IV_LMK && x->md5_lanes >= 16 ? 16 : wide;
+	unsigned int batch = x->iv_kind != IV_LMK || x->md5_lanes < 16 ? wide : x->md5_lanes;
 
 	if (x->iv_kind == IV_LMK && x->lmk_fused)
 		done = loop_aesni_lmk_encrypt(x->aes, x->lmk_seed, x->iv_offset + sector,
@@ -324,7 +337,8 @@ static void aesni_encrypt(struct loop_crypt *x, uint64_t sector, uint8_t *dst,
 	while (done < n) {
 		unsigned int lanes, l, a, k;
 
-		lanes = n - done >= batch ? batch : n - done >= 8 ? 8 : n - done >= 4 ? 4 : 1;
+		lanes = n - done >= batch ? batch : n - done >= 16 && batch > 16 ? 16 :
+			n - done >= 8 ? 8 : n - done >= 4 ? 4 : 1;
 		for (l = 0; l < lanes; l++) {
 			ivsec[l] = x->iv_offset + sector + done + l;
 			s[l] = src + (done + l) * LOOP_SECTOR_SIZE;
@@ -359,15 +373,16 @@ static void lmk_fix_first_block(const struct loop_crypt *x, uint8_t *plain,
 	explicit_bzero(iv, sizeof(iv));
 }
 
-/* lmk decrypt of n (8 or 16) sectors: CBC with a zero IV, then the real
- * IVs (which need the decrypted plaintext) at once, then fix block 0. */
+/* lmk decrypt of n (8, 16 or 32) sectors: CBC with a zero IV, then the
+ * real IVs (which need the decrypted plaintext) at once, then fix
+ * block 0. */
 static void aesni_decrypt_lmk(struct loop_crypt *x, uint64_t sector, uint8_t *dst,
 			      const uint8_t *src, unsigned int n)
 {
 	static const uint8_t zero[16] __attribute__((aligned(16)));
-	uint8_t iv[16][16];
-	const uint8_t *p[16];
-	uint64_t ivsec[16];
+	uint8_t iv[32][16];
+	const uint8_t *p[32];
+	uint64_t ivsec[32];
 	unsigned int l, i;
 
 	for (l = 0; l < n; l++) {
@@ -394,16 +409,14 @@ static void aesni_decrypt(struct loop_crypt *x, uint64_t sector, uint8_t *dst,
 		i = loop_aesni_lmk_decrypt(x->aes, x->lmk_seed, x->iv_offset + sector,
 					   dst, src, n);
 	if (x->iv_kind == IV_LMK && x->md5_lanes >= 8) {
-		unsigned int batch = x->md5_lanes >= 16 ? 16 : 8;
+		unsigned int batch;
 
-		for (; i + batch <= n; i += batch)
-			aesni_decrypt_lmk(x, sector + i, dst + i * LOOP_SECTOR_SIZE,
-					  src + i * LOOP_SECTOR_SIZE, batch);
-		if (i + 8 <= n) {
-			aesni_decrypt_lmk(x, sector + i, dst + i * LOOP_SECTOR_SIZE,
-					  src + i * LOOP_SECTOR_SIZE, 8);
-			i += 8;
-		}
+		/* whole batches of the hash's width, then what is left in
+		 * the narrower ones */
+		for (batch = x->md5_lanes; batch >= 8; batch /= 2)
+			for (; i + batch <= n; i += batch)
+				aesni_decrypt_lmk(x, sector + i, dst + i * LOOP_SECTOR_SIZE,
+						  src + i * LOOP_SECTOR_SIZE, batch);
 	}
 	for (; i < n; i++) {
 		uint64_t ivsec = x->iv_offset + sector + i;

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 
 static const unsigned int path_widths[] = { 128, 256 };
-static const unsigned int path_lanes[] = { 16, 8, 1 };
+static const unsigned int path_lanes[] = { 32, 16, 8, 1 };
 #define PATH_COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /* what the next loop_crypt_new() reads */
@@ -34,6 +34,24 @@ static inline void path_clear(void)
 	unsetenv("LIBLOOP_CRYPTO_MD5_LANES");
 }
 
+/* the CPU has AVX-512F and the OS saves zmm state (gcc asks both) */
+static inline int cpu_has_avx512f(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return __builtin_cpu_supports("avx512f");
+#else
+	return 0;
+#endif
+}
+
+/* why the 32-lane (AVX-512) lmk hash does not run here */
+static inline const char *md5_x32_why_not(void)
+{
+	if (cpu_has_avx512f())
+		return "AVX-512F present, but the 32-lane MD5 failed its self-test";
+	return "no AVX-512F on this CPU";
+}
+
 /* NULL if this CPU runs the path, else why not */
 static inline const char *path_why_not(unsigned int width, unsigned int lanes)
 {
@@ -41,6 +59,8 @@ static inline const char *path_why_not(unsigned int width, unsigned int lanes)
 		return "no AES-NI on this CPU";
 	if (width >= 256 && !loop_aesni_vaes_available())
 		return "no working VAES on this CPU (absent, failed its self-test, or no ymm state)";
+	if (lanes >= 32 && !loop_md5_x32_available())
+		return md5_x32_why_not();
 	if (lanes >= 8 && !loop_md5_x8_available())
 		return "no AVX2 on this CPU (or the OS does not save ymm)";
 	return NULL;
@@ -55,20 +75,17 @@ static inline void path_impl(char *buf, size_t len, unsigned int width, unsigned
 	if (!lmk)
 		snprintf(buf, len, "%s", aes);
 	else
-		snprintf(buf, len, "%s, md5 %u-lane%s%s", aes, lanes, lanes >= 8 ? " avx2" : "",
-			 lanes >= 16 && width >= 256 ? " fused" : "");
+		snprintf(buf, len, "%s, md5 %u-lane%s%s", aes, lanes,
+			 lanes >= 32 ? " avx512" : lanes >= 8 ? " avx2" : "",
+			 lanes == 16 && width >= 256 ? " fused" : "");
 }
 
-/* No zmm (AVX-512) code exists: whatever the CPU, that row is not run. */
+/* No zmm AES code exists (only the lmk hash has a zmm path): whatever
+ * the CPU, that row is not run. */
 static inline void path_skip_zmm(const char *what)
 {
-	int avx512f = 0;
-
-#if defined(__x86_64__) || defined(__i386__)
-	avx512f = __builtin_cpu_supports("avx512f");
-#endif
 	skip("%s on zmm (AVX-512): no zmm path is built%s", what,
-	     avx512f ? "" : ", and this CPU has no AVX-512F");
+	     cpu_has_avx512f() ? "" : ", and this CPU has no AVX-512F");
 }
 
 #endif
