@@ -27,6 +27,11 @@ volume_key() {
 		tr -d ' \t\n'
 }
 
+# what the last run said: bats shows it only when the test fails
+said() {
+	printf 'exit %s: %s\n' "$status" "$output"
+}
+
 # check_sector N VKHEX: openssl decrypts sector N (CBC, IV le64(N)) to the plaintext
 check_sector() {
 	local s=$1 vk=$2 iv
@@ -96,12 +101,14 @@ check_sector() {
 	run env IOFAULT_PATHS="$IMG" IOFAULT_CRASH_AT=12 LD_PRELOAD="$IOFAULT" \
 		"$REENC" -e aes -p 3 "$IMG" --new --luks2 --header "$TESTDIR/hdr" --iter-time 10 \
 		--cipher aes-cbc-plain64 -p 4 3<"$TESTDIR/p_old" 4<"$TESTDIR/p_new"
+	said
 	[ "$status" -eq 137 ]
 	cp "$IMG" "$TESTDIR/half"
 	hdr=$(realpath "$TESTDIR/hdr")
 	# without --header: the journal names the header it was started with
 	run "$REENC" -e aes -p 3 "$IMG" --new --luks2 --cipher aes-cbc-plain64 -p 4 \
 		3<"$TESTDIR/p_old" 4<"$TESTDIR/p_new"
+	said
 	[ "$status" -eq 1 ]
 	[ "$output" = "cryptoloop-reencrypt: $IMG: the journal $IMG.reencrypt was started with --header $hdr; resume with the same --header; nothing was written" ]
 	cmp "$IMG" "$TESTDIR/half"
@@ -111,6 +118,7 @@ check_sector() {
 	printf 'x' | dd of="$TESTDIR/other" bs=1 seek=$((16 * 1048576 - 1)) conv=notrunc status=none
 	run "$REENC" -e aes -p 3 "$IMG" --new --luks2 --header "$TESTDIR/other" \
 		--cipher aes-cbc-plain64 -p 4 3<"$TESTDIR/p_old" 4<"$TESTDIR/p_new"
+	said
 	[ "$status" -eq 1 ]
 	[ "$output" = "cryptoloop-reencrypt: --header $TESTDIR/other: not the LUKS2 header the journal $IMG.reencrypt was started with (--header $hdr, whose contents differ); nothing was written" ]
 	cmp "$IMG" "$TESTDIR/half"
@@ -118,9 +126,11 @@ check_sector() {
 	mv "$TESTDIR/hdr" "$TESTDIR/moved"
 	run "$REENC" -e aes -p 3 "$IMG" --new --luks2 --header "$TESTDIR/moved" \
 		--cipher aes-cbc-plain64 -p 4 3<"$TESTDIR/p_old" 4<"$TESTDIR/p_new"
+	said
 	[ "$status" -eq 0 ]
 	mv "$TESTDIR/moved" "$TESTDIR/hdr"
 	vk=$(volume_key)
+	echo "volume key: ${#vk} hex digits"
 	for s in 0 1000 2047; do
 		check_sector "$s" "$vk" || fail "sector $s"
 	done
