@@ -22,7 +22,6 @@
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
-#include <cpuid.h>
 
 #define AESNI_TARGET __attribute__((target("aes,sse2,ssse3")))
 #define VAES_TARGET __attribute__((target("avx2,vaes,aes")))
@@ -34,11 +33,7 @@ VAES_TARGET static void cbc_encrypt_vaes16(const struct loop_aesni_key *const *k
 
 int loop_aesni_available(void)
 {
-	unsigned int a, b, c, d;
-
-	if (!__get_cpuid(1, &a, &b, &c, &d))
-		return 0;
-	return (c & bit_AES) && (c & bit_SSSE3);
+	return loop_cpu_has(LOOP_CPU_AESNI);
 }
 
 static const uint8_t rcon[11] = {
@@ -181,27 +176,6 @@ AESNI_TARGET void loop_aesni_cbc_decrypt_sector_x8(const struct loop_aesni_key *
 }
 
 /*
- * VAES: two blocks per instruction, 16 blocks in flight.  This is what
- * takes decryption from ~4 to OpenSSL's ~7 GB/s on this CPU class.
- */
-static int vaes_cpuid(void)
-{
-	unsigned int a, b, c, d;
-	unsigned long long xcr0;
-
-	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE) || !(c & bit_AES))
-		return 0;
-	/* the OS must save ymm state */
-	__asm__ volatile("xgetbv" : "=a"(a), "=d"(d) : "c"(0));
-	xcr0 = ((unsigned long long)d << 32) | a;
-	if ((xcr0 & 6) != 6)
-		return 0;
-	if (!__get_cpuid_count(7, 0, &a, &b, &c, &d))
-		return 0;
-	return (b & bit_AVX2) && (c & bit_VAES);
-}
-
-/*
  * A CPU that says VAES must also do it right in the upper 128 bits.
  * QEMU 7.2's TCG (-cpu max) advertises VAES, and the OS enables ymm, but
  * its VAESENC/VAESDEC on a ymm register get the upper block wrong (the
@@ -246,12 +220,16 @@ static int vaes_usable(void)
 	int st = __atomic_load_n(&vaes_state, __ATOMIC_RELAXED);
 
 	if (!st) {
-		st = vaes_cpuid() && vaes_selftest() ? 1 : 2;
+		st = loop_cpu_has(LOOP_CPU_VAES) && vaes_selftest() ? 1 : 2;
 		__atomic_store_n(&vaes_state, st, __ATOMIC_RELAXED);
 	}
 	return st == 1;
 }
 
+/*
+ * VAES: two blocks per instruction, 16 blocks in flight.  This is what
+ * takes decryption from ~4 to OpenSSL's ~7 GB/s on this CPU class.
+ */
 VAES_TARGET void loop_aesni_cbc_decrypt_sector_vaes(const struct loop_aesni_key *k,
 						    const uint8_t iv[16], uint8_t *dst,
 						    const uint8_t *src)

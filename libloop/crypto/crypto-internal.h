@@ -72,6 +72,14 @@ unsigned int loop_gcry_cipher_flags(void);
 int loop_hash_buffer(int gcry_algo, const void *in, size_t len,
 		     uint8_t *out, size_t out_len);
 
+/* cpu-features.c: 1 if this CPU has every one of @features and the OS
+ * saves the registers they use. */
+#define LOOP_CPU_AESNI		0x1u	/* AES-NI and SSSE3 */
+#define LOOP_CPU_AVX2		0x2u	/* and ymm state */
+#define LOOP_CPU_VAES		0x4u	/* on ymm: with AESNI and AVX2 */
+#define LOOP_CPU_AVX512F	0x8u	/* and zmm and opmask state */
+int loop_cpu_has(unsigned int features);
+
 /* md5-iv.c: the loop-AES multi-key IV (dm-crypt lmk). */
 void loop_md5_init_state(uint32_t state[4]);
 void loop_md5_compress(uint32_t state[4], const uint8_t block[64]);

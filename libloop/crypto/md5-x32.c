@@ -22,7 +22,6 @@
 #include "crypto-internal.h"
 
 #if defined(__x86_64__)
-#include <cpuid.h>
 #include <immintrin.h>
 
 #include "md5-avx2.h"   /* lmk_last_block() */
@@ -215,22 +214,6 @@ AVX512_TARGET void loop_lmk_iv_x32(uint8_t iv[32][16], const uint32_t seed_state
 	loop_vector_regs_clear();
 }
 
-static int x32_cpuid(void)
-{
-	unsigned int a, b, c, d;
-	unsigned long long xcr0;
-
-	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE))
-		return 0;
-	/* the OS must save the whole zmm state: xmm, ymm, opmask, the
-	 * upper halves of zmm0-15 and zmm16-31 */
-	__asm__ volatile("xgetbv" : "=a"(a), "=d"(d) : "c"(0));
-	xcr0 = ((unsigned long long)d << 32) | a;
-	if ((xcr0 & 0xe6) != 0xe6)
-		return 0;
-	return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_AVX512F);
-}
-
 /*
  * An emulator or hypervisor that says AVX-512 may still get it wrong
  * (QEMU's VAES did, aesni-cbc.c): 32 IVs over sectors that all differ
@@ -267,7 +250,7 @@ int loop_md5_x32_available(void)
 	int st = __atomic_load_n(&x32_state, __ATOMIC_RELAXED);
 
 	if (!st) {
-		st = x32_cpuid() && x32_selftest() ? 1 : 2;
+		st = loop_cpu_has(LOOP_CPU_AVX512F) && x32_selftest() ? 1 : 2;
 		__atomic_store_n(&x32_state, st, __ATOMIC_RELAXED);
 	}
 	return st == 1;

@@ -15,22 +15,11 @@
 #include "crypto-internal.h"
 
 #if defined(__x86_64__)
-#include <cpuid.h>
-
 #include "md5-avx2.h"
 
 int loop_md5_x8_available(void)
 {
-	unsigned int a, b, c, d;
-	unsigned long long xcr0;
-
-	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE))
-		return 0;
-	__asm__ volatile("xgetbv" : "=a"(a), "=d"(d) : "c"(0));
-	xcr0 = ((unsigned long long)d << 32) | a;
-	if ((xcr0 & 6) != 6)
-		return 0;
-	return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_AVX2);
+	return loop_cpu_has(LOOP_CPU_AVX2);
 }
 
 #define X8_ROL(x, s) _mm256_or_si256(_mm256_slli_epi32(x, s), _mm256_srli_epi32(x, 32 - (s)))
