@@ -48,6 +48,7 @@ check_sector() {
 	run env IOFAULT_PATHS="$IMG" IOFAULT_CRASH_AT=12 LD_PRELOAD="$IOFAULT" \
 		"$REENC" -e aes -p 3 "$IMG" --new --luks2 --header "$TESTDIR/hdr" \
 		--cipher aes-cbc-plain64 -p 4 3<"$TESTDIR/p_old" 4<"$TESTDIR/p_new"
+	said
 	[ "$status" -eq 137 ]
 	cryptsetup luksDump --header "$TESTDIR/hdr" "$IMG" > "$TESTDIR/dump"
 	grep -q "cipher: aes-cbc-plain64" "$TESTDIR/dump"
@@ -57,11 +58,13 @@ check_sector() {
 	printf 'not the passphrase of the header\n' > "$TESTDIR/p_bad"
 	run "$REENC" -e aes -p 3 "$IMG" --new --luks2 --header "$TESTDIR/hdr" \
 		--cipher aes-cbc-plain64 -p 4 3<"$TESTDIR/p_old" 4<"$TESTDIR/p_bad"
+	said
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"the new passphrase does not open this header; nothing was written"* ]]
 	cmp "$IMG" "$TESTDIR/half"
 	run "$REENC" -e aes -p 3 "$IMG" --new --luks2 --header "$TESTDIR/hdr" \
 		--cipher aes-cbc-plain64 -p 4 3<"$TESTDIR/p_old" 4<"$TESTDIR/p_new"
+	said
 	[ "$status" -eq 0 ]
 	local vk s
 	vk=$(volume_key)
@@ -74,6 +77,7 @@ check_sector() {
 	cp "$TESTDIR/hdr" "$TESTDIR/hdr.saved"
 	run "$REENC" -e aes -p 3 "$IMG" --new --luks2 --header "$TESTDIR/hdr" -p 4 \
 		3<"$TESTDIR/p_old" 4<"$TESTDIR/p_new"
+	said
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"hdr: cannot create the LUKS2 header: File exists"* ]]
 	cmp "$TESTDIR/hdr" "$TESTDIR/hdr.saved"
@@ -145,22 +149,26 @@ check_sector() {
 	run env IOFAULT_PATHS="$TESTDIR/count-run" IOFAULT_COUNT="$TESTDIR/count" LD_PRELOAD="$IOFAULT" \
 		"$REENC" -e aes -p 3 "$TESTDIR/count-run" --new --luks2 --iter-time 10 -p 4 \
 		3<"$TESTDIR/p_old" 4<"$TESTDIR/p_new"
+	said
 	[ "$status" -eq 0 ]
 	at=$(( $(cat "$TESTDIR/count") / 2 ))
 	run env IOFAULT_PATHS="$IMG" IOFAULT_CRASH_AT="$at" LD_PRELOAD="$IOFAULT" \
 		"$REENC" -e aes -p 3 "$IMG" --new --luks2 --iter-time 10 -p 4 \
 		3<"$TESTDIR/p_old" 4<"$TESTDIR/p_new"
+	said
 	[ "$status" -eq 137 ]
 	[ -e "$IMG.reencrypt" ]
 	cp "$IMG" "$TESTDIR/half"
 	run "$REENC" -e aes -p 3 "$IMG" --new --luks2 --header "$TESTDIR/hdr" -p 4 \
 		3<"$TESTDIR/p_old" 4<"$TESTDIR/p_new"
+	said
 	[ "$status" -eq 1 ]
 	[ "$output" = "cryptoloop-reencrypt: $IMG: the journal $IMG.reencrypt was started without --header (the LUKS2 header goes into the image); resume without --header $TESTDIR/hdr; nothing was written" ]
 	cmp "$IMG" "$TESTDIR/half"
 	[ ! -e "$TESTDIR/hdr" ]
 	run "$REENC" -e aes -p 3 "$IMG" --new --luks2 --iter-time 10 -p 4 \
 		3<"$TESTDIR/p_old" 4<"$TESTDIR/p_new"
+	said
 	[ "$status" -eq 0 ]
 	cryptsetup luksDump "$IMG" | grep -q "^Version:.*2"
 }
