@@ -42,8 +42,11 @@ static unsigned int probe(void)
 		if ((f & LOOP_CPU_AESNI) && (c & bit_VAES))
 			f |= LOOP_CPU_VAES;
 	}
-	if ((xcr0 & XCR0_ZMM) == XCR0_ZMM && (b & bit_AVX512F))
+	if ((xcr0 & XCR0_ZMM) == XCR0_ZMM && (b & bit_AVX512F)) {
 		f |= LOOP_CPU_AVX512F;
+		if (b & bit_AVX512VL)
+			f |= LOOP_CPU_AVX512VL;
+	}
 	return f;
 }
 

@@ -78,6 +78,7 @@ int loop_hash_buffer(int gcry_algo, const void *in, size_t len,
 #define LOOP_CPU_AVX2		0x2u	/* and ymm state */
 #define LOOP_CPU_VAES		0x4u	/* on ymm: with AESNI and AVX2 */
 #define LOOP_CPU_AVX512F	0x8u	/* and zmm and opmask state */
+#define LOOP_CPU_AVX512VL	0x10u	/* EVEX on xmm and ymm: with AVX512F */
 int loop_cpu_has(unsigned int features);
 
 /* md5-iv.c: the loop-AES multi-key IV (dm-crypt lmk). */
@@ -155,5 +156,12 @@ size_t loop_aesni_lmk_encrypt(const struct loop_aesni_key keys[64], const uint32
 			      uint64_t first, uint8_t *dst, const uint8_t *src, size_t n);
 size_t loop_aesni_lmk_decrypt(const struct loop_aesni_key keys[64], const uint32_t seed[4],
 			      uint64_t first, uint8_t *dst, const uint8_t *src, size_t n);
+
+/* aesni-lmk-x32.c: the same with AVX-512 (md5-avx512.h's 32 lanes) in
+ * batches of 32: the first multiple of 32 if there are at least 64. */
+size_t loop_aesni_lmk_encrypt_x32(const struct loop_aesni_key keys[64], const uint32_t seed[4],
+				  uint64_t first, uint8_t *dst, const uint8_t *src, size_t n);
+size_t loop_aesni_lmk_decrypt_x32(const struct loop_aesni_key keys[64], const uint32_t seed[4],
+				  uint64_t first, uint8_t *dst, const uint8_t *src, size_t n);
 
 #endif

@@ -41,7 +41,7 @@ struct loop_crypt {
 	int use_aesni;
 	int use_vaes;                /* AES-NI on ymm: 16-sector encrypt, 16-block decrypt */
 	unsigned int md5_lanes;      /* lmk IVs hashed at once: 32, 16, 8 or 1 */
-	int lmk_fused;               /* lmk: MD5 interleaved with VAES (aesni-lmk.c) */
+	int lmk_fused;               /* lmk: MD5 interleaved with VAES (aesni-lmk*.c) */
 	const char *impl;            /* loop_crypt_impl_name() */
 	int gcry_algo;
 	uint32_t lmk_seed[4];        /* MD5 state the lmk IV starts from */
@@ -130,20 +130,22 @@ static unsigned int key_index(const struct loop_crypt *x, uint64_t ivsec)
  * "SHORT[, detail...]"; SHORT is what loop_crypt_impl_name() documents.
  * Static strings, so a name outlives its context: [AES back end][lmk].
  */
-static const char *const impl_names[3][6] = {
+static const char *const impl_names[3][7] = {
 	{ "libgcrypt", "libgcrypt, md5 1-lane" },
 	{ "aesni-8way, xmm", "aesni-8way, xmm, md5 1-lane", "aesni-8way, xmm, md5 8-lane avx2",
 	  "aesni-8way, xmm, md5 16-lane avx2", NULL, "aesni-8way, xmm, md5 32-lane avx512" },
 	{ "aesni-8way+vaes, ymm", "aesni-8way+vaes, ymm, md5 1-lane",
 	  "aesni-8way+vaes, ymm, md5 8-lane avx2", "aesni-8way+vaes, ymm, md5 16-lane avx2",
 	  "aesni-8way+vaes, ymm, md5 16-lane avx2 fused",
-	  "aesni-8way+vaes, ymm, md5 32-lane avx512" },
+	  "aesni-8way+vaes, ymm, md5 32-lane avx512",
+	  "aesni-8way+vaes, ymm, md5 32-lane avx512 fused" },
 };
 
 static void name_impl(struct loop_crypt *x)
 {
 	int aes = !x->use_aesni ? 0 : x->use_vaes ? 2 : 1;
-	int lmk = x->iv_kind != IV_LMK ? 0 : x->lmk_fused ? 4 : x->md5_lanes >= 32 ? 5 :
+	int lmk = x->iv_kind != IV_LMK ? 0 : x->lmk_fused ? (x->md5_lanes >= 32 ? 6 : 4) :
+		  x->md5_lanes >= 32 ? 5 :
 		  x->md5_lanes >= 16 ? 3 : x->md5_lanes >= 8 ? 2 : 1;
 
 	x->impl = impl_names[aes][lmk];
@@ -224,14 +226,17 @@ static int crypt_new(struct loop_crypt **crypt, const struct loop_cipher_spec *s
 	/* the libgcrypt back end hashes the lmk IV one sector at a time */
 	x->md5_lanes = x->iv_kind == IV_LMK && x->use_aesni ? loop_md5_lanes() : 1;
 	/*
-	 * The fused loops hide the AVX2 hash in VAES's latency.  With
-	 * AVX-512 the hash itself takes about half the time, and on Intel
-	 * AES and MD5 share the vector ports, so little is left to hide:
-	 * 32 lanes unfused are expected to win (libloop/crypto/README.md;
-	 * LIBLOOP_CRYPTO_MD5_LANES=16 gives the fused loops, and
-	 * tools/bench crypto times both).
+	 * The fused loops run the hash of one batch in the gaps of another
+	 * batch's VAES.  With AVX2 (16 lanes) they hide a hash slower than
+	 * the AES; with AVX-512 (32 lanes; its ymm16-31 need AVX512VL) the
+	 * hash is waiting on its own steps' latency, not on the vector
+	 * ports, and the AES fills that wait.  Measured faster than the
+	 * same lanes unfused on both (libloop/crypto/README.md); the
+	 * unfused paths remain for xmm AES (LIBLOOP_CRYPTO_AES_WIDTH=128).
 	 */
-	x->lmk_fused = x->iv_kind == IV_LMK && x->md5_lanes == 16 && x->use_vaes;
+	x->lmk_fused = x->iv_kind == IV_LMK && x->use_vaes &&
+		       (x->md5_lanes == 16 ||
+			(x->md5_lanes == 32 && loop_cpu_has(LOOP_CPU_AVX512VL)));
 	name_impl(x);
 	if (x->use_aesni) {
 		for (i = 0; i < nkeys; i++)
@@ -330,7 +335,10 @@ static void aesni_encrypt(struct loop_crypt *x, uint64_t sector, uint8_t *dst,
 	unsigned int wide = x->use_vaes ? 16 : 8;
 	unsigned int batch = x->iv_kind != IV_LMK || x->md5_lanes < 16 ? wide : x->md5_lanes;
 
-	if (x->iv_kind == IV_LMK && x->lmk_fused)
+	if (x->lmk_fused && x->md5_lanes >= 32)
+		done = loop_aesni_lmk_encrypt_x32(x->aes, x->lmk_seed, x->iv_offset + sector,
+						  dst, src, n);
+	else if (x->lmk_fused)
 		done = loop_aesni_lmk_encrypt(x->aes, x->lmk_seed, x->iv_offset + sector,
 					      dst, src, n);
 
@@ -405,7 +413,10 @@ static void aesni_decrypt(struct loop_crypt *x, uint64_t sector, uint8_t *dst,
 	uint8_t iv[16] __attribute__((aligned(16)));
 	size_t i = 0;
 
-	if (x->iv_kind == IV_LMK && x->lmk_fused)
+	if (x->lmk_fused && x->md5_lanes >= 32)
+		i = loop_aesni_lmk_decrypt_x32(x->aes, x->lmk_seed, x->iv_offset + sector,
+					       dst, src, n);
+	else if (x->lmk_fused)
 		i = loop_aesni_lmk_decrypt(x->aes, x->lmk_seed, x->iv_offset + sector,
 					   dst, src, n);
 	if (x->iv_kind == IV_LMK && x->md5_lanes >= 8) {

@@ -66,7 +66,19 @@ static inline const char *path_why_not(unsigned int width, unsigned int lanes)
 	return NULL;
 }
 
-/* loop_crypt_impl_name() of a context on that path; lmk: multi-key */
+/* AVX512VL too: the fused 32-lane loops keep AES in ymm16-31 */
+static inline int cpu_has_avx512vl(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return __builtin_cpu_supports("avx512vl");
+#else
+	return 0;
+#endif
+}
+
+/* loop_crypt_impl_name() of a context on that path; lmk: multi-key.
+ * With VAES the hash runs fused with the AES at 16 lanes (AVX2) and at
+ * 32 (AVX-512F and VL). */
 static inline void path_impl(char *buf, size_t len, unsigned int width, unsigned int lanes,
 			     int lmk)
 {
@@ -77,7 +89,8 @@ static inline void path_impl(char *buf, size_t len, unsigned int width, unsigned
 	else
 		snprintf(buf, len, "%s, md5 %u-lane%s%s", aes, lanes,
 			 lanes >= 32 ? " avx512" : lanes >= 8 ? " avx2" : "",
-			 lanes == 16 && width >= 256 ? " fused" : "");
+			 width >= 256 && (lanes == 16 || (lanes == 32 && cpu_has_avx512vl())) ?
+			 " fused" : "");
 }
 
 /* No zmm AES code exists (only the lmk hash has a zmm path): whatever

@@ -1,0 +1,418 @@
+/*
+ * aesni-lmk-x32.c - loop-AES multi-key CBC with the MD5 IV hashed in the
+ * gaps of the AES, on AVX-512: thirty-two sectors a batch.
+ *
+ * Why: with AVX-512 the MD5 of md5-x32.c is bound by the latency of each
+ * step's chain (ternlog, add, rotate, add: about 9 cycles on Zen 5),
+ * not by the vector ports, which it leaves mostly idle; the AES, by
+ * contrast, is bound by the AES units' throughput.  Hashed one after the
+ * other the two add up; interleaved in one instruction stream the AES
+ * runs in the hash's latency.  aesni-lmk.c does the same for AVX2, but
+ * its 16-lane hash would be the bound here: one 16-lane zmm stream runs
+ * at half the speed of md5-x32.c's two.  So a batch is 32 sectors, the
+ * hash is md5-avx512.h's two streams, and AVX-512's 32 registers hold
+ * more AES chains in flight:
+ *   - encryption: two groups of sixteen sectors, eight ymm registers
+ *     of two CBC chains each (VAES; on zmm the four keys a register
+ *     needs per round would cost more shuffles than they save);
+ *   - decryption: one sector at a time, half a sector (sixteen blocks)
+ *     in four zmm registers, all under the sector's one key.
+ *
+ * Checked byte for byte against libgcrypt's AES and MD5 and aespipe's
+ * multi-key images (tests/unit/test-crypto-lmk.c,
+ * tests/kat/run-lmk-lanes.sh).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <string.h>
+
+#include "crypto-internal.h"
+
+#if defined(__x86_64__)
+#include "md5-avx2.h"		/* lmk_last_block() */
+#include "md5-avx512.h"
+
+#define LMK_TARGET __attribute__((target("avx512f,avx512vl,vaes,aes")))
+#define SEC LOOP_SECTOR_SIZE
+
+#define LOAD2(hi, lo) _mm256_loadu2_m128i((const __m128i *)(hi), (const __m128i *)(lo))
+#define STORE2(hi, lo, v) _mm256_storeu2_m128i((__m128i *)(hi), (__m128i *)(lo), v)
+
+struct lmk_hash {
+	const uint8_t *blk[8][32];	/* MD5 block b of sector l */
+	uint8_t last[32][64];
+};
+
+static void hash_blocks(struct lmk_hash *h, const uint8_t *const plain[32],
+			const uint64_t sector[32])
+{
+	int l, b;
+
+	for (l = 0; l < 32; l++) {
+		lmk_last_block(h->last[l], plain[l], sector[l]);
+		for (b = 0; b < 7; b++)
+			h->blk[b][l] = plain[l] + 16 + 64 * b;
+		h->blk[7][l] = h->last[l];
+	}
+}
+
+#define MD5_INIT(seed) do { \
+	a0 = a1 = _mm512_set1_epi32((int)(seed)[0]); \
+	b0 = b1 = _mm512_set1_epi32((int)(seed)[1]); \
+	c0 = c1 = _mm512_set1_epi32((int)(seed)[2]); \
+	d0 = d1 = _mm512_set1_epi32((int)(seed)[3]); \
+} while (0)
+#define MD5_SAVE \
+	const v16 sa0 = a0, sb0 = b0, sc0 = c0, sd0 = d0; \
+	const v16 sa1 = a1, sb1 = b1, sc1 = c1, sd1 = d1
+#define Z5ADD _mm512_add_epi32
+#define MD5_FEED do { \
+	a0 = Z5ADD(a0, sa0); b0 = Z5ADD(b0, sb0); c0 = Z5ADD(c0, sc0); d0 = Z5ADD(d0, sd0); \
+	a1 = Z5ADD(a1, sa1); b1 = Z5ADD(b1, sb1); c1 = Z5ADD(c1, sc1); d1 = Z5ADD(d1, sd1); \
+} while (0)
+#define MD5_LOAD(mb) do { \
+	md5_load_x16(w0, h.blk[mb], 0); \
+	md5_load_x16(w1, h.blk[mb] + 16, 0); \
+} while (0)
+#define MD5_STORE(hiv) do { \
+	md5_store_word(hiv, 0, a0); md5_store_word(hiv, 1, b0); \
+	md5_store_word(hiv, 2, c0); md5_store_word(hiv, 3, d0); \
+	md5_store_word(hiv + 16, 0, a1); md5_store_word(hiv + 16, 1, b1); \
+	md5_store_word(hiv + 16, 2, c1); md5_store_word(hiv + 16, 3, d1); \
+} while (0)
+
+/* ---- encrypt ---------------------------------------------------------- */
+
+/* the group's 16 chains: register j holds sector j (low half) and j + 8 */
+#define ENC_ROUND(r) do { \
+	x0 = _mm256_aesenc_epi128(x0, rk[0][r]); x1 = _mm256_aesenc_epi128(x1, rk[1][r]); \
+	x2 = _mm256_aesenc_epi128(x2, rk[2][r]); x3 = _mm256_aesenc_epi128(x3, rk[3][r]); \
+	x4 = _mm256_aesenc_epi128(x4, rk[4][r]); x5 = _mm256_aesenc_epi128(x5, rk[5][r]); \
+	x6 = _mm256_aesenc_epi128(x6, rk[6][r]); x7 = _mm256_aesenc_epi128(x7, rk[7][r]); \
+} while (0)
+#define ENC_IN(j, o) _mm256_xor_si256(LOAD2(s[j + 8] + (o), s[j] + (o)), rk[j][0])
+#define ENC_BEGIN(o) do { \
+	x0 = _mm256_xor_si256(x0, ENC_IN(0, o)); x1 = _mm256_xor_si256(x1, ENC_IN(1, o)); \
+	x2 = _mm256_xor_si256(x2, ENC_IN(2, o)); x3 = _mm256_xor_si256(x3, ENC_IN(3, o)); \
+	x4 = _mm256_xor_si256(x4, ENC_IN(4, o)); x5 = _mm256_xor_si256(x5, ENC_IN(5, o)); \
+	x6 = _mm256_xor_si256(x6, ENC_IN(6, o)); x7 = _mm256_xor_si256(x7, ENC_IN(7, o)); \
+} while (0)
+#define ENC_LAST(x, j, o) do { \
+	x = _mm256_aesenclast_epi128(x, rk[j][nr]); \
+	STORE2(d[j + 8] + (o), d[j] + (o), x); \
+} while (0)
+#define ENC_END(o) do { \
+	ENC_LAST(x0, 0, o); ENC_LAST(x1, 1, o); ENC_LAST(x2, 2, o); ENC_LAST(x3, 3, o); \
+	ENC_LAST(x4, 4, o); ENC_LAST(x5, 5, o); ENC_LAST(x6, 6, o); ENC_LAST(x7, 7, o); \
+} while (0)
+/* one 16-byte block of the group's chains with eight double MD5 steps
+ * between its rounds (nr is a compile-time constant, see LMK_PER_NR) */
+#define ENC_BLOCK_MIX(blk, S0, S1, S2, S3, S4, S5, S6, S7) do { \
+	const size_t o_ = 16 * (size_t)(blk); \
+	ENC_BEGIN(o_); ENC_ROUND(1); S0; \
+	ENC_ROUND(2); ENC_ROUND(3); S1; ENC_ROUND(4); ENC_ROUND(5); S2; \
+	ENC_ROUND(6); ENC_ROUND(7); S3; ENC_ROUND(8); ENC_ROUND(9); S4; \
+	if (nr > 10) { ENC_ROUND(10); ENC_ROUND(11); } \
+	S5; \
+	if (nr > 12) { ENC_ROUND(12); ENC_ROUND(13); } \
+	S6; ENC_END(o_); S7; \
+} while (0)
+/* the 64 steps of one MD5 block over eight AES blocks from @b */
+#define ENC_MD5_BLOCK(b) do { \
+	ENC_BLOCK_MIX((b) + 0, MD5Z_S0, MD5Z_S1, MD5Z_S2, MD5Z_S3, \
+		      MD5Z_S4, MD5Z_S5, MD5Z_S6, MD5Z_S7); \
+	ENC_BLOCK_MIX((b) + 1, MD5Z_S8, MD5Z_S9, MD5Z_S10, MD5Z_S11, \
+		      MD5Z_S12, MD5Z_S13, MD5Z_S14, MD5Z_S15); \
+	ENC_BLOCK_MIX((b) + 2, MD5Z_S16, MD5Z_S17, MD5Z_S18, MD5Z_S19, \
+		      MD5Z_S20, MD5Z_S21, MD5Z_S22, MD5Z_S23); \
+	ENC_BLOCK_MIX((b) + 3, MD5Z_S24, MD5Z_S25, MD5Z_S26, MD5Z_S27, \
+		      MD5Z_S28, MD5Z_S29, MD5Z_S30, MD5Z_S31); \
+	ENC_BLOCK_MIX((b) + 4, MD5Z_S32, MD5Z_S33, MD5Z_S34, MD5Z_S35, \
+		      MD5Z_S36, MD5Z_S37, MD5Z_S38, MD5Z_S39); \
+	ENC_BLOCK_MIX((b) + 5, MD5Z_S40, MD5Z_S41, MD5Z_S42, MD5Z_S43, \
+		      MD5Z_S44, MD5Z_S45, MD5Z_S46, MD5Z_S47); \
+	ENC_BLOCK_MIX((b) + 6, MD5Z_S48, MD5Z_S49, MD5Z_S50, MD5Z_S51, \
+		      MD5Z_S52, MD5Z_S53, MD5Z_S54, MD5Z_S55); \
+	ENC_BLOCK_MIX((b) + 7, MD5Z_S56, MD5Z_S57, MD5Z_S58, MD5Z_S59, \
+		      MD5Z_S60, MD5Z_S61, MD5Z_S62, MD5Z_S63); \
+} while (0)
+
+/*
+ * Encrypt sectors esrc[0..31] into edst[] with the IVs eiv[] and keys
+ * ekey[], and meanwhile compute the lmk IVs of the sectors hplain[] into
+ * hiv[].  The two sets must not overlap.
+ */
+LMK_TARGET static inline __attribute__((always_inline)) void
+enc32_hash32(const struct loop_aesni_key *const ekey[32], const uint8_t eiv[32][16],
+	     uint8_t *const edst[32], const uint8_t *const esrc[32], uint8_t hiv[32][16],
+	     const uint32_t seed[4], const uint8_t *const hplain[32], const uint64_t hsector[32],
+	     const int nr)
+{
+	v16 a0, b0, c0, d0, a1, b1, c1, d1, w0[16], w1[16];
+	__m256i rk[8][15], x0, x1, x2, x3, x4, x5, x6, x7;
+	struct lmk_hash h;
+	int g, q, j, r;
+	MD5_K_POINTER;
+
+	hash_blocks(&h, hplain, hsector);
+	MD5_INIT(seed);
+	for (g = 0; g < 2; g++) {
+		const struct loop_aesni_key *const *k = ekey + 16 * g;
+		uint8_t *const *d = edst + 16 * g;
+		const uint8_t *const *s = esrc + 16 * g;
+		const uint8_t (*iv)[16] = eiv + 16 * g;
+
+		for (j = 0; j < 8; j++)
+			for (r = 0; r <= nr; r++)
+				rk[j][r] = LOAD2(k[j + 8]->enc[r], k[j]->enc[r]);
+		x0 = LOAD2(iv[8], iv[0]); x1 = LOAD2(iv[9], iv[1]);
+		x2 = LOAD2(iv[10], iv[2]); x3 = LOAD2(iv[11], iv[3]);
+		x4 = LOAD2(iv[12], iv[4]); x5 = LOAD2(iv[13], iv[5]);
+		x6 = LOAD2(iv[14], iv[6]); x7 = LOAD2(iv[15], iv[7]);
+		/* four of the eight MD5 blocks per group, each over 8 AES blocks */
+		for (q = 0; q < 4; q++) {
+			MD5_SAVE;
+
+			MD5_LOAD(4 * g + q);
+			ENC_MD5_BLOCK(8 * q);
+			MD5_FEED;
+		}
+	}
+	MD5_STORE(hiv);
+	explicit_bzero(&h, sizeof(h));
+	explicit_bzero(w0, sizeof(w0));
+	explicit_bzero(w1, sizeof(w1));
+	explicit_bzero(rk, sizeof(rk));
+}
+
+/* ---- decrypt ---------------------------------------------------------- */
+
+/*
+ * CBC-decrypt half @hf (blocks 16hf..16hf+15) of sector @sec with a zero
+ * IV: four zmm of four blocks.  The ciphertext each output is XORed with
+ * is loaded only at the end, highest register first, so that with
+ * dst == src a store overwrites only blocks already read; the first
+ * register's takes the block before the half from carry (zero for the
+ * sector's first half) and the rest with a masked load, which reads
+ * nothing before the sector.
+ */
+#define DEC_ROUND(r) do { \
+	x0 = _mm512_aesdec_epi128(x0, rk[r]); x1 = _mm512_aesdec_epi128(x1, rk[r]); \
+	x2 = _mm512_aesdec_epi128(x2, rk[r]); x3 = _mm512_aesdec_epi128(x3, rk[r]); \
+} while (0)
+#define DEC_LD(j) _mm512_xor_si512(_mm512_loadu_si512((const void *)(s_ + 64 * (j))), rk[0])
+#define DEC_OUT(x, j) _mm512_storeu_si512((void *)(d_ + 64 * (j)), _mm512_xor_si512(x, \
+	_mm512_loadu_si512((const void *)(s_ + 64 * (j) - 16))))
+#define DEC_BEGIN(sec, hf) do { \
+	int r_; \
+	s_ = dsrc[sec] + 256 * (hf); \
+	d_ = ddst[sec] + 256 * (hf); \
+	if ((hf) == 0) { \
+		for (r_ = 0; r_ <= nr; r_++) \
+			rk[r_] = _mm512_broadcast_i32x4( \
+				_mm_load_si128((const __m128i *)dkey[sec]->dec[r_])); \
+		carry = _mm_setzero_si128(); \
+	} \
+	x0 = DEC_LD(0); x1 = DEC_LD(1); x2 = DEC_LD(2); x3 = DEC_LD(3); \
+} while (0)
+#define DEC_END do { \
+	const __m128i next_ = _mm_loadu_si128((const __m128i *)(s_ + 240)); \
+	x0 = _mm512_aesdeclast_epi128(x0, rk[nr]); x1 = _mm512_aesdeclast_epi128(x1, rk[nr]); \
+	x2 = _mm512_aesdeclast_epi128(x2, rk[nr]); x3 = _mm512_aesdeclast_epi128(x3, rk[nr]); \
+	DEC_OUT(x3, 3); DEC_OUT(x2, 2); DEC_OUT(x1, 1); \
+	_mm512_storeu_si512((void *)d_, _mm512_xor_si512(x0, _mm512_mask_loadu_epi32( \
+		_mm512_zextsi128_si512(carry), 0xfff0, s_ - 16))); \
+	carry = next_; \
+} while (0)
+#define DEC_HALF_MIX(sec, hf, S0, S1, S2, S3, S4, S5, S6, S7) do { \
+	DEC_BEGIN(sec, hf); DEC_ROUND(1); S0; \
+	DEC_ROUND(2); DEC_ROUND(3); S1; DEC_ROUND(4); DEC_ROUND(5); S2; \
+	DEC_ROUND(6); DEC_ROUND(7); S3; DEC_ROUND(8); DEC_ROUND(9); S4; \
+	if (nr > 10) { DEC_ROUND(10); DEC_ROUND(11); } \
+	S5; \
+	if (nr > 12) { DEC_ROUND(12); DEC_ROUND(13); } \
+	S6; DEC_END; S7; \
+} while (0)
+
+/*
+ * Decrypt sectors dsrc[0..31] into ddst[] with a zero IV (their first
+ * blocks still need their IV XORed in), and meanwhile compute the lmk
+ * IVs of the sectors hplain[] (already decrypted) into hiv[].  The two
+ * sets must not overlap.
+ */
+LMK_TARGET static inline __attribute__((always_inline)) void
+dec32_hash32(const struct loop_aesni_key *const dkey[32], uint8_t *const ddst[32],
+	     const uint8_t *const dsrc[32], uint8_t hiv[32][16], const uint32_t seed[4],
+	     const uint8_t *const hplain[32], const uint64_t hsector[32], const int nr)
+{
+	v16 a0, b0, c0, d0, a1, b1, c1, d1, w0[16], w1[16];
+	__m512i rk[15], x0, x1, x2, x3;
+	__m128i carry = _mm_setzero_si128();
+	const uint8_t *s_;
+	uint8_t *d_;
+	struct lmk_hash h;
+	int mb;
+	MD5_K_POINTER;
+
+	hash_blocks(&h, hplain, hsector);
+	MD5_INIT(seed);
+	/* one MD5 block (64 steps) per four sectors (8 halves) */
+	for (mb = 0; mb < 8; mb++) {
+		MD5_SAVE;
+
+		MD5_LOAD(mb);
+		DEC_HALF_MIX(4 * mb, 0, MD5Z_S0, MD5Z_S1, MD5Z_S2, MD5Z_S3,
+			     MD5Z_S4, MD5Z_S5, MD5Z_S6, MD5Z_S7);
+		DEC_HALF_MIX(4 * mb, 1, MD5Z_S8, MD5Z_S9, MD5Z_S10, MD5Z_S11,
+			     MD5Z_S12, MD5Z_S13, MD5Z_S14, MD5Z_S15);
+		DEC_HALF_MIX(4 * mb + 1, 0, MD5Z_S16, MD5Z_S17, MD5Z_S18, MD5Z_S19,
+			     MD5Z_S20, MD5Z_S21, MD5Z_S22, MD5Z_S23);
+		DEC_HALF_MIX(4 * mb + 1, 1, MD5Z_S24, MD5Z_S25, MD5Z_S26, MD5Z_S27,
+			     MD5Z_S28, MD5Z_S29, MD5Z_S30, MD5Z_S31);
+		DEC_HALF_MIX(4 * mb + 2, 0, MD5Z_S32, MD5Z_S33, MD5Z_S34, MD5Z_S35,
+			     MD5Z_S36, MD5Z_S37, MD5Z_S38, MD5Z_S39);
+		DEC_HALF_MIX(4 * mb + 2, 1, MD5Z_S40, MD5Z_S41, MD5Z_S42, MD5Z_S43,
+			     MD5Z_S44, MD5Z_S45, MD5Z_S46, MD5Z_S47);
+		DEC_HALF_MIX(4 * mb + 3, 0, MD5Z_S48, MD5Z_S49, MD5Z_S50, MD5Z_S51,
+			     MD5Z_S52, MD5Z_S53, MD5Z_S54, MD5Z_S55);
+		DEC_HALF_MIX(4 * mb + 3, 1, MD5Z_S56, MD5Z_S57, MD5Z_S58, MD5Z_S59,
+			     MD5Z_S60, MD5Z_S61, MD5Z_S62, MD5Z_S63);
+		MD5_FEED;
+	}
+	MD5_STORE(hiv);
+	explicit_bzero(&h, sizeof(h));
+	explicit_bzero(w0, sizeof(w0));
+	explicit_bzero(w1, sizeof(w1));
+	explicit_bzero(rk, sizeof(rk));
+}
+
+/* one copy of each per AES key size, so the round count is a constant */
+#define LMK_PER_NR(nr) \
+LMK_TARGET static void enc32_hash32_##nr(const struct loop_aesni_key *const ekey[32], \
+	const uint8_t eiv[32][16], uint8_t *const edst[32], const uint8_t *const esrc[32], \
+	uint8_t hiv[32][16], const uint32_t seed[4], const uint8_t *const hplain[32], \
+	const uint64_t hsector[32]) \
+{ \
+	enc32_hash32(ekey, eiv, edst, esrc, hiv, seed, hplain, hsector, nr); \
+} \
+LMK_TARGET static void dec32_hash32_##nr(const struct loop_aesni_key *const dkey[32], \
+	uint8_t *const ddst[32], const uint8_t *const dsrc[32], uint8_t hiv[32][16], \
+	const uint32_t seed[4], const uint8_t *const hplain[32], const uint64_t hsector[32]) \
+{ \
+	dec32_hash32(dkey, ddst, dsrc, hiv, seed, hplain, hsector, nr); \
+}
+LMK_PER_NR(10)
+LMK_PER_NR(12)
+LMK_PER_NR(14)
+
+typedef void enc32_hash32_fn(const struct loop_aesni_key *const ekey[32],
+			     const uint8_t eiv[32][16], uint8_t *const edst[32],
+			     const uint8_t *const esrc[32], uint8_t hiv[32][16],
+			     const uint32_t seed[4], const uint8_t *const hplain[32],
+			     const uint64_t hsector[32]);
+typedef void dec32_hash32_fn(const struct loop_aesni_key *const dkey[32],
+			     uint8_t *const ddst[32], const uint8_t *const dsrc[32],
+			     uint8_t hiv[32][16], const uint32_t seed[4],
+			     const uint8_t *const hplain[32], const uint64_t hsector[32]);
+
+/* ---- runs ------------------------------------------------------------- */
+
+struct lmk_batch {
+	const struct loop_aesni_key *key[32];
+	const uint8_t *src[32];
+	uint8_t *dst[32];
+	uint64_t sector[32];
+	uint8_t iv[32][16];
+};
+
+static void batch_at(struct lmk_batch *b, const struct loop_aesni_key *keys,
+		     uint64_t first, uint8_t *dst, const uint8_t *src, size_t i)
+{
+	int l;
+
+	for (l = 0; l < 32; l++) {
+		b->sector[l] = first + i + (uint64_t)l;
+		b->key[l] = &keys[b->sector[l] & 63];
+		b->src[l] = src + (i + (size_t)l) * SEC;
+		b->dst[l] = dst + (i + (size_t)l) * SEC;
+	}
+}
+
+static void fix_first_blocks(struct lmk_batch *b)
+{
+	int l, i;
+
+	for (l = 0; l < 32; l++)
+		for (i = 0; i < 16; i++)
+			b->dst[l][i] ^= b->iv[l][i];
+}
+
+size_t loop_aesni_lmk_encrypt_x32(const struct loop_aesni_key keys[64], const uint32_t seed[4],
+				  uint64_t first, uint8_t *dst, const uint8_t *src, size_t n)
+{
+	enc32_hash32_fn *const enc32_hash32_nr = keys[0].rounds == 10 ? enc32_hash32_10 :
+		keys[0].rounds == 12 ? enc32_hash32_12 : enc32_hash32_14;
+	struct lmk_batch b[2];
+	size_t i, batches = n / 32;
+	int cur = 0, h;
+
+	if (batches < 2)
+		return 0;
+	batch_at(&b[0], keys, first, dst, src, 0);
+	loop_lmk_iv_x32(b[0].iv, seed, b[0].src, b[0].sector);
+	for (i = 1; i < batches; i++) {
+		struct lmk_batch *e = &b[cur], *nx = &b[cur ^ 1];
+
+		batch_at(nx, keys, first, dst, src, 32 * i);
+		enc32_hash32_nr(e->key, (const uint8_t (*)[16])e->iv, e->dst, e->src,
+				nx->iv, seed, nx->src, nx->sector);
+		cur ^= 1;
+	}
+	for (h = 0; h < 32; h += 16)
+		loop_aesni_cbc_encrypt_sectors(b[cur].key + h, (const uint8_t (*)[16])b[cur].iv + h,
+					       b[cur].dst + h, b[cur].src + h, 16);
+	explicit_bzero(b, sizeof(b));
+	return 32 * batches;
+}
+
+size_t loop_aesni_lmk_decrypt_x32(const struct loop_aesni_key keys[64], const uint32_t seed[4],
+				  uint64_t first, uint8_t *dst, const uint8_t *src, size_t n)
+{
+	static const uint8_t zero[16] __attribute__((aligned(16)));
+	dec32_hash32_fn *const dec32_hash32_nr = keys[0].rounds == 10 ? dec32_hash32_10 :
+		keys[0].rounds == 12 ? dec32_hash32_12 : dec32_hash32_14;
+	struct lmk_batch b[2];
+	size_t i, batches = n / 32;
+	int cur = 0, l;
+
+	if (batches < 2)
+		return 0;
+	batch_at(&b[0], keys, first, dst, src, 0);
+	for (l = 0; l < 32; l++)
+		loop_aesni_cbc_decrypt_sector_vaes(b[0].key[l], zero, b[0].dst[l], b[0].src[l]);
+	for (i = 1; i < batches; i++) {
+		struct lmk_batch *hb = &b[cur], *d = &b[cur ^ 1];
+
+		batch_at(d, keys, first, dst, src, 32 * i);
+		dec32_hash32_nr(d->key, d->dst, d->src, hb->iv, seed,
+				(const uint8_t *const *)hb->dst, hb->sector);
+		fix_first_blocks(hb);
+		cur ^= 1;
+	}
+	loop_lmk_iv_x32(b[cur].iv, seed, (const uint8_t *const *)b[cur].dst, b[cur].sector);
+	fix_first_blocks(&b[cur]);
+	explicit_bzero(b, sizeof(b));
+	return 32 * batches;
+}
+
+#else
+
+size_t loop_aesni_lmk_encrypt_x32(const struct loop_aesni_key keys[64], const uint32_t seed[4],
+				  uint64_t first, uint8_t *dst, const uint8_t *src, size_t n)
+{ (void)keys; (void)seed; (void)first; (void)dst; (void)src; (void)n; return 0; }
+size_t loop_aesni_lmk_decrypt_x32(const struct loop_aesni_key keys[64], const uint32_t seed[4],
+				  uint64_t first, uint8_t *dst, const uint8_t *src, size_t n)
+{ (void)keys; (void)seed; (void)first; (void)dst; (void)src; (void)n; return 0; }
+
+#endif
