@@ -157,8 +157,11 @@ size_t loop_aesni_lmk_encrypt(const struct loop_aesni_key keys[64], const uint32
 size_t loop_aesni_lmk_decrypt(const struct loop_aesni_key keys[64], const uint32_t seed[4],
 			      uint64_t first, uint8_t *dst, const uint8_t *src, size_t n);
 
-/* aesni-lmk-x32.c: the same with AVX-512 (md5-avx512.h's 32 lanes) in
- * batches of 32: the first multiple of 32 if there are at least 64. */
+/* aesni-lmk-x32.c: the same with AVX-512 (md5-avx512.h's 32 lanes, AES
+ * on zmm) in batches of 32: the first multiple of 32 if there are at
+ * least 64.  Needs AVX-512F and VL and VAES; available only once a
+ * self-test matched the xmm AES and the scalar MD5. */
+int loop_aesni_lmk_x32_available(void);
 size_t loop_aesni_lmk_encrypt_x32(const struct loop_aesni_key keys[64], const uint32_t seed[4],
 				  uint64_t first, uint8_t *dst, const uint8_t *src, size_t n);
 size_t loop_aesni_lmk_decrypt_x32(const struct loop_aesni_key keys[64], const uint32_t seed[4],

@@ -228,7 +228,7 @@ static int crypt_new(struct loop_crypt **crypt, const struct loop_cipher_spec *s
 	/*
 	 * The fused loops run the hash of one batch in the gaps of another
 	 * batch's VAES.  With AVX2 (16 lanes) they hide a hash slower than
-	 * the AES; with AVX-512 (32 lanes; its ymm16-31 need AVX512VL) the
+	 * the AES; with AVX-512 (32 lanes, AES on zmm) the
 	 * hash is waiting on its own steps' latency, not on the vector
 	 * ports, and the AES fills that wait.  Measured faster than the
 	 * same lanes unfused on both (libloop/crypto/README.md); the
@@ -236,7 +236,7 @@ static int crypt_new(struct loop_crypt **crypt, const struct loop_cipher_spec *s
 	 */
 	x->lmk_fused = x->iv_kind == IV_LMK && x->use_vaes &&
 		       (x->md5_lanes == 16 ||
-			(x->md5_lanes == 32 && loop_cpu_has(LOOP_CPU_AVX512VL)));
+			(x->md5_lanes == 32 && loop_aesni_lmk_x32_available()));
 	name_impl(x);
 	if (x->use_aesni) {
 		for (i = 0; i < nkeys; i++)

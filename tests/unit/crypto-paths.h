@@ -66,7 +66,7 @@ static inline const char *path_why_not(unsigned int width, unsigned int lanes)
 	return NULL;
 }
 
-/* AVX512VL too: the fused 32-lane loops keep AES in ymm16-31 */
+/* AVX512VL too: the fused 32-lane loops are compiled for it */
 static inline int cpu_has_avx512vl(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
