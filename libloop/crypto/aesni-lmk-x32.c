@@ -32,29 +32,11 @@
 #include "crypto-internal.h"
 
 #if defined(__x86_64__)
-#include "md5-avx2.h"		/* lmk_last_block() */
+#include "aesni-lmk-run.h"
 #include "md5-avx512.h"
 
 #define LMK_TARGET __attribute__((target("avx512f,avx512vl,vaes,aes")))
 #define SEC LOOP_SECTOR_SIZE
-
-struct lmk_hash {
-	const uint8_t *blk[8][32];	/* MD5 block b of sector l */
-	uint8_t last[32][64];
-};
-
-static void hash_blocks(struct lmk_hash *h, const uint8_t *const plain[32],
-			const uint64_t sector[32])
-{
-	int l, b;
-
-	for (l = 0; l < 32; l++) {
-		lmk_last_block(h->last[l], plain[l], sector[l]);
-		for (b = 0; b < 7; b++)
-			h->blk[b][l] = plain[l] + 16 + 64 * b;
-		h->blk[7][l] = h->last[l];
-	}
-}
 
 #define MD5_INIT(seed) do { \
 	a0 = a1 = _mm512_set1_epi32((int)(seed)[0]); \
@@ -158,7 +140,7 @@ enc32_hash32(const struct loop_aesni_key *const ekey[32], const uint8_t eiv[32][
 		for (r = 0; r <= nr; r++)
 			for (i = 0; i < 4; i++)
 				memcpy(rkb[j][r] + 16 * i, ekey[j + 8 * i]->enc[r], 16);
-	hash_blocks(&h, hplain, hsector);
+	loop_lmk_hash_blocks(&h, hplain, hsector, 32);
 	MD5_INIT(seed);
 	x0 = LANES4(eiv, 0, 0); x1 = LANES4(eiv, 1, 0); x2 = LANES4(eiv, 2, 0);
 	x3 = LANES4(eiv, 3, 0); x4 = LANES4(eiv, 4, 0); x5 = LANES4(eiv, 5, 0);
@@ -258,7 +240,7 @@ dec32_hash32(const struct loop_aesni_key *const dkey[32], uint8_t *const ddst[32
 	int mb;
 	MD5_K_POINTER;
 
-	hash_blocks(&h, hplain, hsector);
+	loop_lmk_hash_blocks(&h, hplain, hsector, 32);
 	MD5_INIT(seed);
 	/* one MD5 block (64 steps) per four sectors (8 halves) */
 	for (mb = 0; mb < 8; mb++) {
@@ -309,104 +291,30 @@ LMK_PER_NR(10)
 LMK_PER_NR(12)
 LMK_PER_NR(14)
 
-typedef void enc32_hash32_fn(const struct loop_aesni_key *const ekey[32],
-			     const uint8_t eiv[32][16], uint8_t *const edst[32],
-			     const uint8_t *const esrc[32], uint8_t hiv[32][16],
-			     const uint32_t seed[4], const uint8_t *const hplain[32],
-			     const uint64_t hsector[32]);
-typedef void dec32_hash32_fn(const struct loop_aesni_key *const dkey[32],
-			     uint8_t *const ddst[32], const uint8_t *const dsrc[32],
-			     uint8_t hiv[32][16], const uint32_t seed[4],
-			     const uint8_t *const hplain[32], const uint64_t hsector[32]);
-
 /* ---- runs ------------------------------------------------------------- */
 
-struct lmk_batch {
-	const struct loop_aesni_key *key[32];
-	const uint8_t *src[32];
-	uint8_t *dst[32];
-	uint64_t sector[32];
-	uint8_t iv[32][16];
-};
-
-static void batch_at(struct lmk_batch *b, const struct loop_aesni_key *keys,
-		     uint64_t first, uint8_t *dst, const uint8_t *src, size_t i)
+static lmk_enc_hash_fn *enc_kernel(int rounds)
 {
-	int l;
-
-	for (l = 0; l < 32; l++) {
-		b->sector[l] = first + i + (uint64_t)l;
-		b->key[l] = &keys[b->sector[l] & 63];
-		b->src[l] = src + (i + (size_t)l) * SEC;
-		b->dst[l] = dst + (i + (size_t)l) * SEC;
-	}
+	return rounds == 10 ? enc32_hash32_10 : rounds == 12 ? enc32_hash32_12 : enc32_hash32_14;
 }
 
-static void fix_first_blocks(struct lmk_batch *b)
+static lmk_dec_hash_fn *dec_kernel(int rounds)
 {
-	int l, i;
-
-	for (l = 0; l < 32; l++)
-		for (i = 0; i < 16; i++)
-			b->dst[l][i] ^= b->iv[l][i];
+	return rounds == 10 ? dec32_hash32_10 : rounds == 12 ? dec32_hash32_12 : dec32_hash32_14;
 }
 
 size_t loop_aesni_lmk_encrypt_x32(const struct loop_aesni_key keys[64], const uint32_t seed[4],
 				  uint64_t first, uint8_t *dst, const uint8_t *src, size_t n)
 {
-	enc32_hash32_fn *const enc32_hash32_nr = keys[0].rounds == 10 ? enc32_hash32_10 :
-		keys[0].rounds == 12 ? enc32_hash32_12 : enc32_hash32_14;
-	struct lmk_batch b[2];
-	size_t i, batches = n / 32;
-	int cur = 0, h;
-
-	if (batches < 2)
-		return 0;
-	batch_at(&b[0], keys, first, dst, src, 0);
-	loop_lmk_iv_x32(b[0].iv, seed, b[0].src, b[0].sector);
-	for (i = 1; i < batches; i++) {
-		struct lmk_batch *e = &b[cur], *nx = &b[cur ^ 1];
-
-		batch_at(nx, keys, first, dst, src, 32 * i);
-		enc32_hash32_nr(e->key, (const uint8_t (*)[16])e->iv, e->dst, e->src,
-				nx->iv, seed, nx->src, nx->sector);
-		cur ^= 1;
-	}
-	for (h = 0; h < 32; h += 16)
-		loop_aesni_cbc_encrypt_sectors(b[cur].key + h, (const uint8_t (*)[16])b[cur].iv + h,
-					       b[cur].dst + h, b[cur].src + h, 16);
-	explicit_bzero(b, sizeof(b));
-	return 32 * batches;
+	return loop_lmk_run_encrypt(keys, seed, first, dst, src, n, 32,
+				    enc_kernel(keys[0].rounds), loop_lmk_iv_x32);
 }
 
 size_t loop_aesni_lmk_decrypt_x32(const struct loop_aesni_key keys[64], const uint32_t seed[4],
 				  uint64_t first, uint8_t *dst, const uint8_t *src, size_t n)
 {
-	static const uint8_t zero[16] __attribute__((aligned(16)));
-	dec32_hash32_fn *const dec32_hash32_nr = keys[0].rounds == 10 ? dec32_hash32_10 :
-		keys[0].rounds == 12 ? dec32_hash32_12 : dec32_hash32_14;
-	struct lmk_batch b[2];
-	size_t i, batches = n / 32;
-	int cur = 0, l;
-
-	if (batches < 2)
-		return 0;
-	batch_at(&b[0], keys, first, dst, src, 0);
-	for (l = 0; l < 32; l++)
-		loop_aesni_cbc_decrypt_sector_vaes(b[0].key[l], zero, b[0].dst[l], b[0].src[l]);
-	for (i = 1; i < batches; i++) {
-		struct lmk_batch *hb = &b[cur], *d = &b[cur ^ 1];
-
-		batch_at(d, keys, first, dst, src, 32 * i);
-		dec32_hash32_nr(d->key, d->dst, d->src, hb->iv, seed,
-				(const uint8_t *const *)hb->dst, hb->sector);
-		fix_first_blocks(hb);
-		cur ^= 1;
-	}
-	loop_lmk_iv_x32(b[cur].iv, seed, (const uint8_t *const *)b[cur].dst, b[cur].sector);
-	fix_first_blocks(&b[cur]);
-	explicit_bzero(b, sizeof(b));
-	return 32 * batches;
+	return loop_lmk_run_decrypt(keys, seed, first, dst, src, n, 32,
+				    dec_kernel(keys[0].rounds), loop_lmk_iv_x32);
 }
 
 /*

@@ -31,32 +31,14 @@
 #include "crypto-internal.h"
 
 #if defined(__x86_64__)
+#include "aesni-lmk-run.h"
 #include "md5-avx2.h"
 
 #define LMK_TARGET __attribute__((target("avx2,vaes,aes")))
-#define SEC LOOP_SECTOR_SIZE
 
 /* two 16-byte values as one ymm: lo in bits 0-127, hi in 128-255 */
 #define LOAD2(hi, lo) _mm256_loadu2_m128i((const __m128i *)(hi), (const __m128i *)(lo))
 #define STORE2(hi, lo, v) _mm256_storeu2_m128i((__m128i *)(hi), (__m128i *)(lo), v)
-
-struct lmk_hash {
-	const uint8_t *blk[8][16];	/* MD5 block b of sector l */
-	uint8_t last[16][64];
-};
-
-static void hash_blocks(struct lmk_hash *h, const uint8_t *const plain[16],
-			const uint64_t sector[16])
-{
-	int l, b;
-
-	for (l = 0; l < 16; l++) {
-		lmk_last_block(h->last[l], plain[l], sector[l]);
-		for (b = 0; b < 7; b++)
-			h->blk[b][l] = plain[l] + 16 + 64 * b;
-		h->blk[7][l] = h->last[l];
-	}
-}
 
 #define MD5_INIT(seed) do { \
 	a0 = a1 = _mm256_set1_epi32((int)(seed)[0]); \
@@ -137,7 +119,7 @@ enc16_hash16(const struct loop_aesni_key *const ekey[16], const uint8_t eiv[16][
 	int g, q, j, r;
 	MD5_CONSTS;
 
-	hash_blocks(&h, hplain, hsector);
+	loop_lmk_hash_blocks(&h, hplain, hsector, 16);
 	MD5_INIT(seed);
 	for (g = 0; g < 2; g++) {
 		const struct loop_aesni_key *const *k = ekey + 8 * g;
@@ -255,7 +237,7 @@ dec16_hash16(const struct loop_aesni_key *const dkey[16], uint8_t *const ddst[16
 	int mb;
 	MD5_CONSTS;
 
-	hash_blocks(&h, hplain, hsector);
+	loop_lmk_hash_blocks(&h, hplain, hsector, 16);
 	MD5_INIT(seed);
 	/* one MD5 block (64 steps) per two sectors (8 quarters) */
 	for (mb = 0; mb < 8; mb++) {
@@ -300,105 +282,30 @@ LMK_PER_NR(10)
 LMK_PER_NR(12)
 LMK_PER_NR(14)
 
-typedef void enc16_hash16_fn(const struct loop_aesni_key *const ekey[16],
-			     const uint8_t eiv[16][16], uint8_t *const edst[16],
-			     const uint8_t *const esrc[16], uint8_t hiv[16][16],
-			     const uint32_t seed[4], const uint8_t *const hplain[16],
-			     const uint64_t hsector[16]);
-typedef void dec16_hash16_fn(const struct loop_aesni_key *const dkey[16],
-			     uint8_t *const ddst[16], const uint8_t *const dsrc[16],
-			     uint8_t hiv[16][16], const uint32_t seed[4],
-			     const uint8_t *const hplain[16], const uint64_t hsector[16]);
-
 /* ---- runs ------------------------------------------------------------- */
 
-struct lmk_batch {
-	const struct loop_aesni_key *key[16];
-	const uint8_t *src[16];
-	uint8_t *dst[16];
-	uint64_t sector[16];
-	uint8_t iv[16][16];
-};
-
-static void batch_at(struct lmk_batch *b, const struct loop_aesni_key *keys,
-		     uint64_t first, uint8_t *dst, const uint8_t *src, size_t i)
+static lmk_enc_hash_fn *enc_kernel(int rounds)
 {
-	int l;
-
-	for (l = 0; l < 16; l++) {
-		b->sector[l] = first + i + (uint64_t)l;
-		b->key[l] = &keys[b->sector[l] & 63];
-		b->src[l] = src + (i + (size_t)l) * SEC;
-		b->dst[l] = dst + (i + (size_t)l) * SEC;
-	}
+	return rounds == 10 ? enc16_hash16_10 : rounds == 12 ? enc16_hash16_12 : enc16_hash16_14;
 }
 
-static void fix_first_blocks(struct lmk_batch *b)
+static lmk_dec_hash_fn *dec_kernel(int rounds)
 {
-	int l, i;
-
-	for (l = 0; l < 16; l++)
-		for (i = 0; i < 16; i++)
-			b->dst[l][i] ^= b->iv[l][i];
+	return rounds == 10 ? dec16_hash16_10 : rounds == 12 ? dec16_hash16_12 : dec16_hash16_14;
 }
 
 size_t loop_aesni_lmk_encrypt(const struct loop_aesni_key keys[64], const uint32_t seed[4],
 			      uint64_t first, uint8_t *dst, const uint8_t *src, size_t n)
 {
-	enc16_hash16_fn *const enc16_hash16_nr = keys[0].rounds == 10 ? enc16_hash16_10 :
-		keys[0].rounds == 12 ? enc16_hash16_12 : enc16_hash16_14;
-	struct lmk_batch b[2];
-	size_t i, batches = n / 16;
-	int cur = 0;
-
-	if (batches < 2)
-		return 0;
-	batch_at(&b[0], keys, first, dst, src, 0);
-	loop_lmk_iv_x16(b[0].iv, seed, b[0].src, b[0].sector);
-	for (i = 1; i < batches; i++) {
-		struct lmk_batch *e = &b[cur], *nx = &b[cur ^ 1];
-
-		batch_at(nx, keys, first, dst, src, 16 * i);
-		enc16_hash16_nr(e->key, (const uint8_t (*)[16])e->iv, e->dst, e->src,
-			     nx->iv, seed, nx->src, nx->sector);
-		cur ^= 1;
-	}
-	loop_aesni_cbc_encrypt_sectors(b[cur].key, (const uint8_t (*)[16])b[cur].iv,
-				       b[cur].dst, b[cur].src, 8);
-	loop_aesni_cbc_encrypt_sectors(b[cur].key + 8, (const uint8_t (*)[16])b[cur].iv + 8,
-				       b[cur].dst + 8, b[cur].src + 8, 8);
-	explicit_bzero(b, sizeof(b));
-	return 16 * batches;
+	return loop_lmk_run_encrypt(keys, seed, first, dst, src, n, 16,
+				    enc_kernel(keys[0].rounds), loop_lmk_iv_x16);
 }
 
 size_t loop_aesni_lmk_decrypt(const struct loop_aesni_key keys[64], const uint32_t seed[4],
 			      uint64_t first, uint8_t *dst, const uint8_t *src, size_t n)
 {
-	static const uint8_t zero[16] __attribute__((aligned(16)));
-	dec16_hash16_fn *const dec16_hash16_nr = keys[0].rounds == 10 ? dec16_hash16_10 :
-		keys[0].rounds == 12 ? dec16_hash16_12 : dec16_hash16_14;
-	struct lmk_batch b[2];
-	size_t i, batches = n / 16;
-	int cur = 0, l;
-
-	if (batches < 2)
-		return 0;
-	batch_at(&b[0], keys, first, dst, src, 0);
-	for (l = 0; l < 16; l++)
-		loop_aesni_cbc_decrypt_sector_vaes(b[0].key[l], zero, b[0].dst[l], b[0].src[l]);
-	for (i = 1; i < batches; i++) {
-		struct lmk_batch *hb = &b[cur], *d = &b[cur ^ 1];
-
-		batch_at(d, keys, first, dst, src, 16 * i);
-		dec16_hash16_nr(d->key, d->dst, d->src, hb->iv, seed,
-			     (const uint8_t *const *)hb->dst, hb->sector);
-		fix_first_blocks(hb);
-		cur ^= 1;
-	}
-	loop_lmk_iv_x16(b[cur].iv, seed, (const uint8_t *const *)b[cur].dst, b[cur].sector);
-	fix_first_blocks(&b[cur]);
-	explicit_bzero(b, sizeof(b));
-	return 16 * batches;
+	return loop_lmk_run_decrypt(keys, seed, first, dst, src, n, 16,
+				    dec_kernel(keys[0].rounds), loop_lmk_iv_x16);
 }
 
 #else
