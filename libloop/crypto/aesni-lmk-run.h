@@ -43,6 +43,40 @@ typedef void lmk_ivs_fn(uint8_t (*iv)[16], const uint32_t *seed,
 			const uint8_t *const *plain, const uint64_t *sector);
 
 /*
+ * In a kernel's file: one copy of its encrypt and decrypt kernels per
+ * AES key size, so that the round count is a compile-time constant in
+ * each, and enc_kernel()/dec_kernel() to pick one by the key's rounds.
+ * ENC and DEC are the kernels (always_inline, the round count last),
+ * TARGET their target attribute.
+ */
+#define LMK_KERNEL_PER_NR(TARGET, ENC, DEC, nr) \
+TARGET static void ENC##_##nr(const struct loop_aesni_key *const *ekey, \
+	const uint8_t (*eiv)[16], uint8_t *const *edst, const uint8_t *const *esrc, \
+	uint8_t (*hiv)[16], const uint32_t *seed, const uint8_t *const *hplain, \
+	const uint64_t *hsector) \
+{ \
+	ENC(ekey, eiv, edst, esrc, hiv, seed, hplain, hsector, nr); \
+} \
+TARGET static void DEC##_##nr(const struct loop_aesni_key *const *dkey, \
+	uint8_t *const *ddst, const uint8_t *const *dsrc, uint8_t (*hiv)[16], \
+	const uint32_t *seed, const uint8_t *const *hplain, const uint64_t *hsector) \
+{ \
+	DEC(dkey, ddst, dsrc, hiv, seed, hplain, hsector, nr); \
+}
+#define LMK_KERNELS(TARGET, ENC, DEC) \
+LMK_KERNEL_PER_NR(TARGET, ENC, DEC, 10) \
+LMK_KERNEL_PER_NR(TARGET, ENC, DEC, 12) \
+LMK_KERNEL_PER_NR(TARGET, ENC, DEC, 14) \
+static lmk_enc_hash_fn *enc_kernel(int rounds) \
+{ \
+	return rounds == 10 ? ENC##_10 : rounds == 12 ? ENC##_12 : ENC##_14; \
+} \
+static lmk_dec_hash_fn *dec_kernel(int rounds) \
+{ \
+	return rounds == 10 ? DEC##_10 : rounds == 12 ? DEC##_12 : DEC##_14; \
+}
+
+/*
  * Whole batches of @batch sectors (16 or 32) of a run of @n from IV
  * sector @first: each batch's hash is fused with the AES of the batch
  * before (encrypt) or after (decrypt); the first or last hash and AES

@@ -104,7 +104,7 @@
 	ENC_LAST(x4, 4, o); ENC_LAST(x5, 5, o); ENC_LAST(x6, 6, o); ENC_LAST(x7, 7, o); \
 } while (0)
 /* one 16-byte block of the 32 chains with sixteen double MD5 steps
- * between its rounds (nr is a compile-time constant, see LMK_PER_NR) */
+ * between its rounds (nr is a compile-time constant, see LMK_KERNELS) */
 #define ENC_BLOCK_MIX(blk, S0, S1, S2, S3, S4, S5, S6, S7, S8, S9, S10, S11, S12, S13, S14, S15) do { \
 	const size_t o_ = 16 * (size_t)(blk); \
 	ENC_BEGIN(o_); ENC_ROUND(1); S0; ENC_ROUND(2); S1; ENC_ROUND(3); S2; \
@@ -272,36 +272,9 @@ dec32_hash32(const struct loop_aesni_key *const dkey[32], uint8_t *const ddst[32
 	explicit_bzero(rk, sizeof(rk));
 }
 
-/* one copy of each per AES key size, so the round count is a constant */
-#define LMK_PER_NR(nr) \
-LMK_TARGET static void enc32_hash32_##nr(const struct loop_aesni_key *const ekey[32], \
-	const uint8_t eiv[32][16], uint8_t *const edst[32], const uint8_t *const esrc[32], \
-	uint8_t hiv[32][16], const uint32_t seed[4], const uint8_t *const hplain[32], \
-	const uint64_t hsector[32]) \
-{ \
-	enc32_hash32(ekey, eiv, edst, esrc, hiv, seed, hplain, hsector, nr); \
-} \
-LMK_TARGET static void dec32_hash32_##nr(const struct loop_aesni_key *const dkey[32], \
-	uint8_t *const ddst[32], const uint8_t *const dsrc[32], uint8_t hiv[32][16], \
-	const uint32_t seed[4], const uint8_t *const hplain[32], const uint64_t hsector[32]) \
-{ \
-	dec32_hash32(dkey, ddst, dsrc, hiv, seed, hplain, hsector, nr); \
-}
-LMK_PER_NR(10)
-LMK_PER_NR(12)
-LMK_PER_NR(14)
+LMK_KERNELS(LMK_TARGET, enc32_hash32, dec32_hash32)
 
 /* ---- runs ------------------------------------------------------------- */
-
-static lmk_enc_hash_fn *enc_kernel(int rounds)
-{
-	return rounds == 10 ? enc32_hash32_10 : rounds == 12 ? enc32_hash32_12 : enc32_hash32_14;
-}
-
-static lmk_dec_hash_fn *dec_kernel(int rounds)
-{
-	return rounds == 10 ? dec32_hash32_10 : rounds == 12 ? dec32_hash32_12 : dec32_hash32_14;
-}
 
 size_t loop_aesni_lmk_encrypt_x32(const struct loop_aesni_key keys[64], const uint32_t seed[4],
 				  uint64_t first, uint8_t *dst, const uint8_t *src, size_t n)

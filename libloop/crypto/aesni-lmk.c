@@ -263,36 +263,9 @@ dec16_hash16(const struct loop_aesni_key *const dkey[16], uint8_t *const ddst[16
 	_mm256_zeroall();
 }
 
-/* one copy of each per AES key size, so the round count is a constant */
-#define LMK_PER_NR(nr) \
-LMK_TARGET static void enc16_hash16_##nr(const struct loop_aesni_key *const ekey[16], \
-	const uint8_t eiv[16][16], uint8_t *const edst[16], const uint8_t *const esrc[16], \
-	uint8_t hiv[16][16], const uint32_t seed[4], const uint8_t *const hplain[16], \
-	const uint64_t hsector[16]) \
-{ \
-	enc16_hash16(ekey, eiv, edst, esrc, hiv, seed, hplain, hsector, nr); \
-} \
-LMK_TARGET static void dec16_hash16_##nr(const struct loop_aesni_key *const dkey[16], \
-	uint8_t *const ddst[16], const uint8_t *const dsrc[16], uint8_t hiv[16][16], \
-	const uint32_t seed[4], const uint8_t *const hplain[16], const uint64_t hsector[16]) \
-{ \
-	dec16_hash16(dkey, ddst, dsrc, hiv, seed, hplain, hsector, nr); \
-}
-LMK_PER_NR(10)
-LMK_PER_NR(12)
-LMK_PER_NR(14)
+LMK_KERNELS(LMK_TARGET, enc16_hash16, dec16_hash16)
 
 /* ---- runs ------------------------------------------------------------- */
-
-static lmk_enc_hash_fn *enc_kernel(int rounds)
-{
-	return rounds == 10 ? enc16_hash16_10 : rounds == 12 ? enc16_hash16_12 : enc16_hash16_14;
-}
-
-static lmk_dec_hash_fn *dec_kernel(int rounds)
-{
-	return rounds == 10 ? dec16_hash16_10 : rounds == 12 ? dec16_hash16_12 : dec16_hash16_14;
-}
 
 size_t loop_aesni_lmk_encrypt(const struct loop_aesni_key keys[64], const uint32_t seed[4],
 			      uint64_t first, uint8_t *dst, const uint8_t *src, size_t n)
