@@ -71,7 +71,8 @@
  * lane: rkb[j][r] is round r of the four keys, laid out before the
  * batch.  The 16-byte blocks go into and out of the lanes one by one:
  * three inserts and three extracts per register and block, which cost
- * less than the AES instructions zmm saves over ymm (14% faster here).
+ * less than the AES instructions zmm saves over ymm: on the Zen 5 this
+ * was tuned on, about 14% faster than the same loop on ymm, side by side.
  */
 #define LD16(p) _mm_loadu_si128((const __m128i *)(p))
 /* the 16 bytes at p[j] + o, p[j + 8] + o, p[j + 16] + o, p[j + 24] + o */
