@@ -6,7 +6,7 @@
  * success and -errno on failure. The library never prints and never
  * exits; LIBLOOP_DEBUG in the environment traces it on stderr: a list of
  * areas (setup, engine, crypto, state), "all", a mask of their bits
- * (libloop/private.h), or "help" for the list.
+ * (libloop/base/private.h), or "help" for the list.
  */
 #ifndef LIBLOOP_H
 #define LIBLOOP_H

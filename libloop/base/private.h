@@ -7,12 +7,7 @@
 #include <stdbool.h>
 #include "libloop.h"
 
-#define LIBLOOP_EXPORT __attribute__((visibility("default")))
-/*
- * Exported for the project's own modules and programs only (version node
- * LIBLOOP_PRIVATE in libloop.sym): no header declares them to users.
- */
-#define LIBLOOP_PRIVATE_EXPORT __attribute__((visibility("default")))
+#include "export.h"
 
 struct loopdev {
 	char path[PATH_MAX];

@@ -7,7 +7,7 @@
  * sectors side by side keeps the AES unit busy (~2x).  Decryption is
  * parallel within a sector; doing it here too avoids libgcrypt's per-call
  * setiv/handle overhead on 512-byte units.  Everything is checked byte
- * for byte against libgcrypt by tests/unit/test-aesni.c.
+ * for byte against libgcrypt by tests/unit/test-crypto-sectors.c.
  *
  * Compiled for generic x86-64; the AES functions carry target attributes
  * and are only called after loop_aesni_available() said yes.

@@ -9,10 +9,7 @@
 
 #include "libloop-crypto.h"
 
-/* libloop is built with -fvisibility=hidden; public API is marked. */
-#ifndef LIBLOOP_EXPORT
-#define LIBLOOP_EXPORT __attribute__((visibility("default")))
-#endif
+#include "export.h"
 
 /* the multi-key counts, CLO_MULTI_KEYS (v2) and CLO_MULTI_KEYS_V3 */
 #include "uapi/cryptoloop_abi.h"
@@ -68,7 +65,7 @@ int loop_gcrypt_init(void);
 /* GCRY_CIPHER_SECURE if libgcrypt's secure memory is ours to use, else 0. */
 unsigned int loop_gcry_cipher_flags(void);
 
-/* hash.c: one-shot digest into out (out_len <= digest size); gcrypt algo id. */
+/* gcrypt-init.c: one-shot digest into out (out_len <= digest size); gcrypt algo id. */
 int loop_hash_buffer(int gcry_algo, const void *in, size_t len,
 		     uint8_t *out, size_t out_len);
 
