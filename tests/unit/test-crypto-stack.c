@@ -118,7 +118,7 @@ static void expand(struct sched *s, const uint8_t *key, unsigned int klen)
 /* ---- what the scan looks for ----------------------------------------- */
 struct needle {
 	uint8_t b[16];
-	unsigned short key, round;
+	unsigned short key, round, nr;
 	char kind;		/* 'e' encryption, 'd' decryption round key, 'r' raw */
 };
 
@@ -134,13 +134,14 @@ static int needle_cmp(const void *a, const void *b)
 }
 
 static void needle_add(struct needles *nd, const uint8_t *b, unsigned int key, unsigned int round,
-		       char kind)
+		       unsigned int nr, char kind)
 {
 	struct needle *p = &nd->n[nd->count++];
 
 	memcpy(p->b, b, 16);
 	p->key = (unsigned short)key;
 	p->round = (unsigned short)round;
+	p->nr = (unsigned short)nr;
 	p->kind = kind;
 }
 
@@ -158,8 +159,12 @@ static void needles_sort(struct needles *nd)
 }
 
 /* ---- the frames ------------------------------------------------------ */
+/* what was found: not the bytes, which would then be on the stack too */
 struct hit {
-	const struct needle *n;		/* NULL: none */
+	int found;
+	size_t index;			/* in the table, which is refilled per context */
+	unsigned short key, round, nr;
+	char kind;
 	size_t depth;			/* bytes below the scanning frame's page */
 };
 
@@ -167,17 +172,26 @@ struct hit {
 static __attribute__((noinline)) struct hit scan(int mem, const struct needles *nd)
 {
 	static uint8_t below[SCAN_DEPTH];
-	struct hit h = { NULL, 0 };
+	struct hit h;
+	const struct needle *n;
 	uintptr_t lo;
 	size_t i;
+
+	memset(&h, 0, sizeof(h));
 
 	for (i = stack_below_read(mem, below, sizeof(below), &lo); i + 16 <= sizeof(below); i++) {
 		unsigned int f = below[i] | below[i + 1] << 8;
 
 		if (!(nd->first2[f / 8] & (1u << (f % 8))))
 			continue;
-		h.n = bsearch(below + i, nd->n, nd->count, sizeof(nd->n[0]), needle_cmp);
-		if (h.n) {
+		n = bsearch(below + i, nd->n, nd->count, sizeof(nd->n[0]), needle_cmp);
+		if (n) {
+			h.found = 1;
+			h.index = (size_t)(n - nd->n);
+			h.key = n->key;
+			h.round = n->round;
+			h.nr = n->nr;
+			h.kind = n->kind;
 			h.depth = sizeof(below) - i;
 			break;
 		}
@@ -255,14 +269,14 @@ static void needles_of(struct needles *nd, struct sched *s, const uint8_t *raw,
 	nd->count = 0;
 	for (k = 0; k < count; k++) {
 		if (k == 64) {
-			needle_add(nd, raw + 64 * klen, k, 0, 'r');
+			needle_add(nd, raw + 64 * klen, k, 0, 0, 'r');
 			continue;
 		}
 		expand(&s[k], raw + k * klen, klen);
 		for (r = 0; r <= s[k].nr; r++) {
-			needle_add(nd, s[k].enc[r], k, r, 'e');
+			needle_add(nd, s[k].enc[r], k, r, s[k].nr, 'e');
 			if (r && r < s[k].nr)
-				needle_add(nd, s[k].dec[r], k, r, 'd');
+				needle_add(nd, s[k].dec[r], k, r, s[k].nr, 'd');
 		}
 	}
 	needles_sort(nd);
@@ -301,8 +315,8 @@ static void run_kind(int mem, const struct ctx_kind *kd, unsigned int width, uns
 			struct hit before, h;
 
 			h = run_then_scan(mem, nd, x, enc, sector, buf, SECTORS, NULL, &before);
-			res->before += !!before.n;
-			if (h.n && !res->found[enc]++)
+			res->before += before.found;
+			if (h.found && !res->found[enc]++)
 				res->first[enc] = h;
 		}
 		res->runs++;
@@ -316,11 +330,19 @@ static void report(const char *label, const char *what, const struct row_result 
 
 	ok(!res->found[enc], "%s: no round key on the stack after %s (%d runs)", label, what,
 	   res->runs);
-	if (res->found[enc])
-		printf("# in %d of %d runs; first: key %u, %s round key %u, %zu bytes below\n",
-		       res->found[enc], res->runs, h->n->key,
-		       h->n->kind == 'e' ? "encryption" : h->n->kind == 'd' ? "decryption" : "raw",
-		       h->n->round, h->depth);
+	if (!res->found[enc])
+		return;
+	printf("# in %d of %d runs; first: key %u, ", res->found[enc], res->runs, h->key);
+	if (h->kind == 'r')
+		printf("its first 16 bytes");
+	else if (h->kind == 'd')
+		printf("decryption round key %u", h->round);
+	else if (h->round == 0 || h->round == h->nr)
+		printf("encryption round key %u (decryption round key %u)", h->round,
+		       h->nr - h->round);
+	else
+		printf("encryption round key %u", h->round);
+	printf(", %zu bytes below\n", h->depth);
 }
 
 static void test_row(int mem, unsigned int width, unsigned int lanes, struct needles *nd,
@@ -347,14 +369,13 @@ static void test_row(int mem, unsigned int width, unsigned int lanes, struct nee
 /* the scan finds a round key that a frame deeper than libloop's left */
 static void test_control(int mem, struct needles *nd, struct sched *s, uint8_t *raw)
 {
-	const struct needle *want;
 	struct hit before, h;
 
 	fill_random(raw, 64 * 32);
 	needles_of(nd, s, raw, 64, 32);
-	want = bsearch(s[31].dec[14], nd->n, nd->count, sizeof(nd->n[0]), needle_cmp);
 	h = run_then_scan(mem, nd, NULL, 0, 0, NULL, 0, s[31].dec[14], &before);
-	ok(!before.n && h.n == want && h.depth >= CONTROL_DEPTH - 64,
+	ok(!before.found && h.found && !memcmp(nd->n[h.index].b, s[31].dec[14], 16) &&
+	   h.depth >= CONTROL_DEPTH - 64,
 	   "control: a round key planted %d KiB below the caller is found (%zu bytes below)",
 	   CONTROL_DEPTH / 1024, h.depth);
 }
