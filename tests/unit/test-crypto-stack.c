@@ -31,9 +31,13 @@
 #define SCAN_DEPTH STACK_BELOW_MAX
 /* deeper than libloop's deepest chain of frames (about 20 KiB) */
 #define CONTROL_DEPTH (28 * 1024)
-/* calls of each kind per context: which key was last in a frame moves */
-#define RUNS 4
-/* fused runs (64 sectors with 32 lanes), a 16, an 8, a 4 and single sectors */
+/*
+ * The sizes of the calls, each way, on each context: what ran last, and
+ * so what is left where, depends on it.  93: fused batches (two of 32
+ * with 32 lanes), then a 16, an 8, a 4 and single sectors; 64 and 32
+ * end on a fused run; the others run no fused loop.
+ */
+static const size_t sizes[] = { 93, 64, 32, 16, 8, 1 };
 #define SECTORS 93
 
 /* ---- reference key schedules ---------------------------------------- */
@@ -306,7 +310,7 @@ static void run_kind(int mem, const struct ctx_kind *kd, unsigned int width, uns
 	res->made++;
 	path_impl(want, sizeof(want), width, lanes, kd->count > 1);
 	res->bad_name += !!strcmp(loop_crypt_impl_name(x), want);
-	for (run = 0; run < RUNS; run++) {
+	for (run = 0; run < (int)PATH_COUNT(sizes); run++) {
 		/* the run starts at another key each time */
 		uint64_t sector = 17 * (uint64_t)run + 3;
 
@@ -314,7 +318,7 @@ static void run_kind(int mem, const struct ctx_kind *kd, unsigned int width, uns
 		for (enc = 1; enc >= 0; enc--) {
 			struct hit before, h;
 
-			h = run_then_scan(mem, nd, x, enc, sector, buf, SECTORS, NULL, &before);
+			h = run_then_scan(mem, nd, x, enc, sector, buf, sizes[run], NULL, &before);
 			res->before += before.found;
 			if (h.found && !res->found[enc]++)
 				res->first[enc] = h;
