@@ -397,8 +397,10 @@ int main(void)
 		return 1;
 	}
 	nd->n = calloc(65 * 29, sizeof(*nd->n));
-	if (!nd->n)
+	if (!nd->n) {
+		printf("Bail out! no memory\n");
 		return 1;
+	}
 	loop_gcrypt_init();
 	sbox_init();
 	path_clear();
@@ -427,6 +429,11 @@ int main(void)
 	explicit_bzero(raw, 65 * 32);
 	explicit_bzero(s, 64 * sizeof(*s));
 	explicit_bzero(nd->n, 65 * 29 * sizeof(*nd->n));
+	free(nd->n);
+	free(nd);
+	free(s);
+	free(raw);
+	free(buf);
 	close(mem);
 	return tap_done();
 }
