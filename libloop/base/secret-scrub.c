@@ -28,9 +28,10 @@
  */
 #define SCRUB_STACK_BYTES (32 * 1024)
 
-static __attribute__((noinline)) void scrub_stack(void)
+/* noinline: its frame must lie below the caller's, where the callees' were */
+__attribute__((noinline)) void loop_stack_burn(size_t bytes)
 {
-	unsigned char below[SCRUB_STACK_BYTES];
+	unsigned char below[bytes && bytes < SCRUB_STACK_BYTES ? bytes : SCRUB_STACK_BYTES];
 
 	explicit_bzero(below, sizeof(below));
 	/* the array must exist and be written, not optimised away */
@@ -89,6 +90,6 @@ LIBLOOP_EXPORT void loop_vector_regs_clear(void)
 /* The registers last: the stack's wipe itself moves zeros through them. */
 LIBLOOP_EXPORT void loop_secret_scrub(void)
 {
-	scrub_stack();
+	loop_stack_burn(SCRUB_STACK_BYTES);
 	loop_vector_regs_clear();
 }

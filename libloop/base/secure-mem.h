@@ -22,5 +22,11 @@ void loop_secure_free(void *p, size_t size);
 void loop_secret_scrub(void);
 /* The registers alone, for the sector encryption's every call. */
 void loop_vector_regs_clear(void);
+/*
+ * The stack alone: zero @bytes (at most 32 KiB) below the caller, where
+ * its callees' frames were, spill slots included, which no wipe in the
+ * callees can reach (libgcrypt's _gcry_burn_stack).
+ */
+void loop_stack_burn(size_t bytes);
 
 #endif

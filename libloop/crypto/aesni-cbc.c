@@ -266,6 +266,9 @@ VAES_TARGET void loop_aesni_cbc_decrypt_sector_vaes(const struct loop_aesni_key 
 		}
 		carry = _mm256_extracti128_si256(c[7], 1);
 	}
+	/* key material: sixteen ymm cannot hold rk[] beside the blocks, so
+	 * it is in this frame */
+	explicit_bzero(rk, (size_t)(nr + 1) * sizeof(rk[0]));
 	_mm256_zeroupper();
 }
 
@@ -324,11 +327,8 @@ VAES_TARGET static void cbc_encrypt_vaes16(const struct loop_aesni_key *const *k
 					 _mm256_extracti128_si256(x[p], 1));
 		}
 	}
-	/* round keys are key material */
-	for (p = 0; p < npairs; p++)
-		for (r = 0; r <= nr; r++)
-			rk[p][r] = _mm256_setzero_si256();
-	__asm__ volatile("" : : "m"(rk) : "memory");
+	/* round keys are key material; only the pairs filled were written */
+	explicit_bzero(rk, npairs * sizeof(rk[0]));
 	_mm256_zeroupper();
 }
 

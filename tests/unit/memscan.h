@@ -24,7 +24,7 @@
 
 /* 1 when the @n bytes at @needle stand anywhere else in our writable
  * memory (after everything is freed, no passphrase or key may). */
-static int memory_contains(const uint8_t *needle, size_t n)
+static __attribute__((unused)) int memory_contains(const uint8_t *needle, size_t n)
 {
 	FILE *maps = fopen("/proc/self/maps", "r");
 	int mem = open("/proc/self/mem", O_RDONLY);
@@ -70,29 +70,52 @@ static int memory_contains(const uint8_t *needle, size_t n)
 	return found;
 }
 
+/* what stack_below_read() may read at most */
+#define STACK_BELOW_MAX (1 << 16)
+
 /*
- * 1 when the @n bytes at @needle stand in the @depth bytes of stack below
- * the caller's frame, where the frames of the functions it called were
- * (and a signal's saved registers). Read at once through @mem, an open
- * /proc/self/mem, so that no call runs there first to overwrite them.
+ * Read the @depth bytes (at most STACK_BELOW_MAX) of stack below the
+ * caller's frame into the end of @below (which has room for @depth),
+ * where the frames of the functions it called were (and a signal's
+ * saved registers). Read at once through @mem, an open /proc/self/mem,
+ * so that no call runs there first to overwrite them. Inlined, so that
+ * "the caller's frame" is that of the function it is written in.
+ * Returns the index of the first byte read; below[i] was at
+ * *@lo + i.
  */
-static __attribute__((noinline, unused)) int stack_below_contains(int mem, const uint8_t *needle,
-							   size_t n, size_t depth)
+static inline __attribute__((always_inline, unused)) size_t
+stack_below_read(int mem, uint8_t *below, size_t depth, uintptr_t *lo)
 {
-	static uint8_t below[1 << 16];
 	/* the page of our own frame too: the callers' frames were just below */
 	uintptr_t top = ((uintptr_t)__builtin_frame_address(0) + 4095) & ~(uintptr_t)4095;
-	size_t got = 0, i;
-	int found = 0;
+	size_t got = 0;
 
-	if (depth > sizeof(below))
-		depth = sizeof(below);
+	if (depth > STACK_BELOW_MAX)
+		depth = STACK_BELOW_MAX;
 	/* page by page downwards, to where the stack's mapping ends */
 	while (got + 4096 <= depth &&
 	       pread(mem, below + depth - got - 4096, 4096, (off_t)(top - got - 4096)) == 4096)
 		got += 4096;
-	for (i = depth - got; i + n <= depth && !found; i++) {
-		uintptr_t at = top - depth + i;
+	*lo = top - depth;
+	return depth - got;
+}
+
+/*
+ * 1 when the @n bytes at @needle stand in the @depth bytes of stack below
+ * the caller's frame (stack_below_read()).
+ */
+static __attribute__((noinline, unused)) int stack_below_contains(int mem, const uint8_t *needle,
+							   size_t n, size_t depth)
+{
+	static uint8_t below[STACK_BELOW_MAX];
+	uintptr_t lo;
+	size_t i;
+	int found = 0;
+
+	if (depth > sizeof(below))
+		depth = sizeof(below);
+	for (i = stack_below_read(mem, below, depth, &lo); i + n <= depth && !found; i++) {
+		uintptr_t at = lo + i;
 
 		/* a needle on the stack itself does not count */
 		if (at + n > (uintptr_t)needle && at < (uintptr_t)needle + n)
