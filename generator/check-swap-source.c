@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,6 +32,7 @@
 #include <blkid.h>
 
 #include "size.h"
+#include "swap-source-path.h"
 
 #define PROG "cryptoloop-check-swap-source"
 
@@ -101,7 +103,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *source, *type, *pttype, *usage;
-	char what[512], found[400];
+	char what[512], found[400], why[PATH_MAX + 100];
 	uint64_t offset = 0, sizelimit = 0;
 	blkid_probe pr;
 	int c, fd, rc;
@@ -129,6 +131,12 @@ int main(int argc, char **argv)
 	if (fd < 0) {
 		fprintf(stderr, "%s: %s: cannot probe for signatures: %s\n", PROG, source,
 			strerror(errno));
+		return 1;
+	}
+	if (swap_source_path_safe(source, fd, why, sizeof(why)) < 0) {
+		fprintf(stderr, "%s: %s: %s: losetup opens it again by name after this check, "
+			"so not overwritten with random-key swap\n", PROG, source, why);
+		close(fd);
 		return 1;
 	}
 	pr = blkid_new_probe();

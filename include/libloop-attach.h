@@ -42,6 +42,12 @@ struct loop_attach_opts {
 	const char *gpghome;		/* -G */
 	const char *seed;		/* -S */
 	const char *cleartext;		/* --cleartext-keyfile */
+	/*
+	 * The file of gpgkey or cleartext, already opened by the caller (a
+	 * regular file it checked); that name then only names it in
+	 * messages. -1: open the name. Read from its start, never closed.
+	 */
+	int keyfile_fd;
 	unsigned long itercountk;	/* -C */
 	int64_t loinit;			/* -I, -1: from the offset */
 	bool verify;			/* -T: ask twice */
@@ -90,7 +96,7 @@ struct loop_attach_msg {
 	struct loop_attach_msg_ref refs[LOOP_ATTACH_MSG_REFS];
 };
 
-/* Empty options: no -p fd, the IV offset from the data offset. */
+/* Empty options: no -p fd, no key file fd, the IV offset from the data offset. */
 void loop_attach_opts_init(struct loop_attach_opts *o);
 
 /*

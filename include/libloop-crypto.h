@@ -189,6 +189,15 @@ int loop_pass_from_gpg(struct loop_pass **pass, const char *keyfile,
 		       const struct loop_pass *gpg_pass);
 
 /*
+ * loop_pass_from_gpg_fd - loop_pass_from_gpg() of a key file the caller
+ * has open as @keyfd (gpg reads it from its start; it is not closed).
+ * Same returns; -ENOENT only for a missing gpg.
+ */
+int loop_pass_from_gpg_fd(struct loop_pass **pass, int keyfd,
+			  const char *gpg_homedir, const char *gpg_program,
+			  const struct loop_pass *gpg_pass);
+
+/*
  * loop_pass_agent_available - whether systemd's password agents can be
  * asked: systemd runs (/run/systemd/system exists), we are root, and
  * /run/systemd/ask-password is a directory only root can write.  When

@@ -129,7 +129,7 @@ static bool is_cryptoloop_device(const char *path)
 
 static int unlock_line(struct root_line *l)
 {
-	struct keydev k = { .made = false };
+	struct keydev k = KEYDEV_INIT;
 	char what[PATH_MAX + 100], *image, *device = NULL, *fstype = NULL;
 	int rc;
 

@@ -49,6 +49,7 @@ static int fill_opts(struct loop_attach_opts *o, const struct mount_request *req
 	loop_attach_opts_init(o);
 	o->image = image;
 	o->pass_fd = req->passfd;
+	o->keyfile_fd = req->keyfd;
 	if (req->readonly)
 		o->lo_flags |= LO_FLAGS_READ_ONLY;
 	/* pairs of losetup's long option ("--keybits") and its value */

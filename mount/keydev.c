@@ -20,6 +20,7 @@
 
 #include "device.h"
 #include "keydev.h"
+#include "keyfile.h"
 
 static double now(void)
 {
@@ -66,6 +67,10 @@ char *wait_for_device(const char *spec, unsigned int timeout, const char *what)
 
 void keydev_release(const struct root_line *l, struct keydev *k)
 {
+	/* an open file keeps the mount busy */
+	if (k->fd >= 0)
+		close(k->fd);
+	k->fd = -1;
 	if (k->mounted && umount2(k->dir, 0) < 0)
 		root_line_error(l, "cannot unmount the key device from %s: %s", k->dir,
 			   strerror(errno));
@@ -75,12 +80,13 @@ void keydev_release(const struct root_line *l, struct keydev *k)
 
 /*
  * Wait for the key device, mount it read-only on a private directory, and
- * make the key file option a path under it.
+ * open the key file on it for libloop: by descriptor, since a path would
+ * be opened again, following whatever the stick put there.
  */
 int keydev_mount(struct root_line *l, struct keydev *k)
 {
 	const char *key = l->gpgkey ? l->gpgkey : l->keyfile;
-	char what[PATH_MAX + 200], *dev, *type = NULL, *path, **v;
+	char what[PATH_MAX + 200], why[200], *dev, *type = NULL, *path, **v;
 	int rc;
 
 	snprintf(what, sizeof(what), "the key device %s holding %s for %s", l->req.keydev,
@@ -112,6 +118,14 @@ int keydev_mount(struct root_line *l, struct keydev *k)
 		goto out;
 	}
 	k->mounted = true;
+	k->fd = keyfile_open(k->dir, key, why, sizeof(why));
+	if (k->fd < 0) {
+		rc = root_line_error(l, "key device %s (%s): the key file %s: %s", l->req.keydev,
+				     dev, key, why);
+		goto out;
+	}
+	l->req.keyfd = k->fd;
+	/* the option's value names the file in libloop's messages */
 	v = root_line_arg(&l->req, l->gpgkey ? "--gpgkey" : "--cleartext-keyfile");
 	if (asprintf(&path, "%s%s", k->dir, key) < 0) {
 		rc = root_line_error(l, "%s", strerror(ENOMEM));

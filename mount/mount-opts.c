@@ -17,6 +17,7 @@ void mopt_init(struct mount_request *req)
 {
 	memset(req, 0, sizeof(*req));
 	req->passfd = -1;
+	req->keyfd = -1;
 }
 
 void mopt_free(struct mount_request *req)

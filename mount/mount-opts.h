@@ -15,6 +15,8 @@ struct mount_request {
 	size_t nargs;
 	char *fstype;			/* NULL: detect with libblkid */
 	int passfd;			/* -1: none */
+	int keyfd;			/* the key file option's file, open (not
+					 * owned: the key device's); -1: none */
 	bool readonly;
 	bool nofail;
 	char *fs_options;		/* what goes to the filesystem */

@@ -155,6 +155,13 @@ int root_line_read(struct root_line *l, struct libmnt_fs *fs)
 	l->gpgkey = v ? *v : NULL;
 	v = root_line_arg(&l->req, "--cleartext-keyfile");
 	l->keyfile = v ? *v : NULL;
+	/* libloop would read keyfile= and ignore gpgkey=, and only one of
+	 * them would be looked for on the key device */
+	if (l->gpgkey && l->keyfile) {
+		root_line_error(l, "x-cryptoloop.gpgkey= and x-cryptoloop.keyfile= both name "
+				"the key file: give one");
+		goto out;
+	}
 	l->keydev_timeout = KEYDEV_TIMEOUT_SEC;
 	if (l->req.keydev_timeout && parse_timeout(l, l->req.keydev_timeout,
 						   &l->keydev_timeout) < 0)

@@ -258,7 +258,7 @@ static void open_image(struct cmdline *cl)
 {
 	struct job *job = &cl->job;
 	char who[PATH_MAX + 64];
-	struct stat st;
+	struct stat st, opened;
 	uint64_t total;
 	int rc;
 
@@ -277,6 +277,15 @@ static void open_image(struct cmdline *cl)
 		     "nothing was written", job->image);
 	if (job->img_fd < 0)
 		err(EXIT_FAILURE, "%s: cannot open for writing", job->image);
+	/* what was opened must be what was checked: the name is opened
+	 * again, and a file renamed or linked there meanwhile would be
+	 * rewritten under the checks of another */
+	if (fstat(job->img_fd, &opened) < 0)
+		err(EXIT_FAILURE, "%s", job->image);
+	if (opened.st_dev != st.st_dev || opened.st_ino != st.st_ino ||
+	    (opened.st_mode & S_IFMT) != (st.st_mode & S_IFMT))
+		errx(EXIT_FAILURE, "%s: replaced by another file while it was checked; "
+		     "nothing was written", job->image);
 
 	rc = image_in_use(job->image, job->img_fd, who, sizeof(who));
 	if (rc == -EBUSY)

@@ -134,6 +134,7 @@ int attach_luks(struct loopdev *ld, const struct loop_attach_opts *o,
 	struct loop_pass *pass = NULL;
 	struct loop_state st;
 	enum loop_err_object who;
+	char fdpath[32];
 	int rc = check(o, m);
 
 	if (rc)
@@ -142,6 +143,13 @@ int attach_luks(struct loopdev *ld, const struct loop_attach_opts *o,
 		/* cryptsetup's --key-file: the whole file is the passphrase,
 		 * read by libcryptsetup itself */
 		luks.key_file = o->cleartext;
+		/* libcryptsetup takes only a name: the one of the caller's
+		 * descriptor, which is that file and nothing a path could
+		 * lead to since */
+		if (o->keyfile_fd >= 0) {
+			snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", o->keyfile_fd);
+			luks.key_file = fdpath;
+		}
 	} else {
 		/* one passphrase line, as for the single-key formats */
 		rc = loop_cipher_spec_parse(&spec, "aes", 0, 0);

@@ -19,6 +19,7 @@ LIBLOOP_EXPORT void loop_attach_opts_init(struct loop_attach_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->pass_fd = -1;
+	o->keyfile_fd = -1;
 	o->loinit = -1;
 }
 

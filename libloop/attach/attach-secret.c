@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "ask.h"
 #include "attach-msg.h"
@@ -64,10 +65,20 @@ static int ask(const struct loop_attach_opts *o, const char *prompt, const char 
 	return 0;
 }
 
+/* The caller's open key file, from its start (a wrong key asked again
+ * reads it again). */
+static int read_keyfile_fd(struct loop_pass **pass, int fd)
+{
+	if (lseek(fd, 0, SEEK_SET) < 0 && errno != ESPIPE)
+		return -errno;
+	return loop_pass_read_fd(pass, fd, LOOP_PASS_MULTI_LINE);
+}
+
 static int from_keyfile(const struct loop_attach_opts *o, struct loop_pass **pass,
 			struct loop_attach_msg *m)
 {
-	int rc = loop_pass_read_file(pass, o->cleartext);
+	int rc = o->keyfile_fd >= 0 ? read_keyfile_fd(pass, o->keyfile_fd) :
+		 loop_pass_read_file(pass, o->cleartext);
 
 	if (rc)
 		return pass_error(m, rc, "--cleartext-keyfile", o->cleartext);
@@ -99,7 +110,9 @@ static int from_gpg(const struct loop_attach_opts *o, const char *prompt, bool v
 		if (rc)
 			return rc;
 	}
-	rc = loop_pass_from_gpg(pass, o->gpgkey, o->gpghome, NULL, gpgpass);
+	rc = o->keyfile_fd >= 0 ?
+	     loop_pass_from_gpg_fd(pass, o->keyfile_fd, o->gpghome, NULL, gpgpass) :
+	     loop_pass_from_gpg(pass, o->gpgkey, o->gpghome, NULL, gpgpass);
 	loop_pass_free(gpgpass);
 	if (rc == -EKEYREJECTED)
 		return attach_msg(m, rc, "--gpgkey", "%s: gpg cannot decrypt the key file "

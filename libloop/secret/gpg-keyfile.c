@@ -107,21 +107,22 @@ static const char *find_gpg(const char *gpg_program)
 	return NULL;
 }
 
-static int pass_from_gpg(struct loop_pass **pass, const char *keyfile,
+/* gpg decrypts @keyfd (the caller's: not closed) from its start */
+static int pass_from_gpg(struct loop_pass **pass, int keyfd,
 			 const char *gpg_homedir, const char *gpg_program,
 			 const struct loop_pass *gpg_pass)
 {
 	const char *argv[16], *gpg, *line;
 	char tmphome[PATH_MAX];
 	struct clean_env env;
-	int keyfd = -1, out[2] = { -1, -1 }, sp[2] = { -1, -1 };
+	int out[2] = { -1, -1 }, sp[2] = { -1, -1 };
 	struct loop_spawn_fd fds[3];
 	struct loop_pass *result = NULL;
 	size_t len;
 	pid_t pid;
 	int r, status, i = 0, made_home;
 
-	if (!pass || !keyfile || !gpg_pass)
+	if (!pass || keyfd < 0 || !gpg_pass)
 		return -EINVAL;
 	*pass = NULL;
 	line = loop_pass_line(gpg_pass, 0, &len);
@@ -156,8 +157,10 @@ static int pass_from_gpg(struct loop_pass **pass, const char *keyfile,
 	r = clean_env_build(&env);
 	if (r < 0)
 		goto remove_home;
-	keyfd = open(keyfile, O_RDONLY | O_CLOEXEC);
-	if (keyfd < 0) {
+	/* gpg shares the offset: a second try (a wrong passphrase asked
+	 * again) must not start where the first one ended. A pipe has no
+	 * start to go back to, and is read once. */
+	if (lseek(keyfd, 0, SEEK_SET) < 0 && errno != ESPIPE) {
 		r = -errno;
 		goto out;
 	}
@@ -174,8 +177,6 @@ static int pass_from_gpg(struct loop_pass **pass, const char *keyfile,
 	r = loop_spawn(gpg, (char *const *)argv, env.envp, fds, 3, 0, &pid);
 	if (r)
 		goto out;
-	close(keyfd);
-	keyfd = -1;
 	close(out[1]);
 	out[1] = -1;
 	close(sp[1]);
@@ -215,7 +216,6 @@ static int pass_from_gpg(struct loop_pass **pass, const char *keyfile,
 out:
 	clean_env_free(&env);
 	loop_pass_free(result);
-	if (keyfd >= 0) close(keyfd);
 	if (out[0] >= 0) close(out[0]);
 	if (out[1] >= 0) close(out[1]);
 	if (sp[0] >= 0) close(sp[0]);
@@ -226,13 +226,30 @@ remove_home:
 	return r;
 }
 
+LIBLOOP_EXPORT int loop_pass_from_gpg_fd(struct loop_pass **pass, int keyfd,
+					 const char *gpg_homedir, const char *gpg_program,
+					 const struct loop_pass *gpg_pass)
+{
+	int r = pass_from_gpg(pass, keyfd, gpg_homedir, gpg_program, gpg_pass);
+
+	/* the passphrase and the key lines went through the stack and registers */
+	loop_secret_scrub();
+	return r;
+}
+
 LIBLOOP_EXPORT int loop_pass_from_gpg(struct loop_pass **pass, const char *keyfile,
 				      const char *gpg_homedir, const char *gpg_program,
 				      const struct loop_pass *gpg_pass)
 {
-	int r = pass_from_gpg(pass, keyfile, gpg_homedir, gpg_program, gpg_pass);
+	int keyfd, r;
 
-	/* the passphrase and the key lines went through the stack and registers */
-	loop_secret_scrub();
+	if (!pass || !keyfile || !gpg_pass)
+		return -EINVAL;
+	*pass = NULL;
+	keyfd = open(keyfile, O_RDONLY | O_CLOEXEC);
+	if (keyfd < 0)
+		return -errno;
+	r = loop_pass_from_gpg_fd(pass, keyfd, gpg_homedir, gpg_program, gpg_pass);
+	close(keyfd);
 	return r;
 }

@@ -122,6 +122,41 @@ swap_file_line() {
 	[[ "$stderr" == *"$T/swap.img holds a gpt partition table: not overwritten"* ]] || fail "$stderr"
 }
 
+@test "source check: a path other users can change is refused, since losetup opens it again after the check" {
+	# a user's link in a sticky directory, at a root file that holds no
+	# signature: the check would pass it, and mkswap would overwrite it
+	echo "root's data" > "$T/precious"
+	mkdir -m 1777 "$T/sticky"
+	ln -s "$T/precious" "$T/sticky/swap.img"
+	chown -h nobody "$T/sticky/swap.img"
+	swap_file_line "$T/sticky/swap.img"
+	run_check "$u"
+	[ "$status" -eq 1 ] || fail "status $status: $stderr"
+	[ "$stderr" = "cryptoloop-check-swap-source: $T/sticky/swap.img: $T/sticky is writable by users other than root: losetup opens it again by name after this check, so not overwritten with random-key swap" ] || fail "$stderr"
+	# a file in a directory any user can rename it in
+	mkdir -m 0777 "$T/open"
+	truncate -s 32M "$T/open/swap.img"
+	rm -rf "$T/normal" "$T/early" "$T/late" && mkdir "$T/normal" "$T/early" "$T/late"
+	swap_file_line "$T/open/swap.img"
+	run_check "$u"
+	[ "$status" -eq 1 ] || fail "status $status: $stderr"
+	[[ "$stderr" == *": $T/open is writable by users other than root: losetup opens it again"* ]] || fail "$stderr"
+	# root's link, outside /dev: the file behind it is named twice
+	truncate -s 32M "$T/swap.img"
+	ln -s "$T/swap.img" "$T/link"
+	rm -rf "$T/normal" "$T/early" "$T/late" && mkdir "$T/normal" "$T/early" "$T/late"
+	swap_file_line "$T/link"
+	run_check "$u"
+	[ "$status" -eq 1 ] || fail "status $status: $stderr"
+	[[ "$stderr" == *": $T/link is a symbolic link (only /dev's are taken)"* ]] || fail "$stderr"
+	# root's file in a sticky directory: only root renames it
+	truncate -s 32M "$T/sticky/root.img"
+	rm -rf "$T/normal" "$T/early" "$T/late" && mkdir "$T/normal" "$T/early" "$T/late"
+	swap_file_line "$T/sticky/root.img"
+	run_check "$u"
+	[ "$status" -eq 0 ] || fail "status $status: $stderr"
+}
+
 @test "source check: a zeroed source and an old swap area go on; a missing one does not" {
 	truncate -s 32M "$T/swap.img"
 	swap_file_line "$T/swap.img"

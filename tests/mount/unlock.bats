@@ -230,6 +230,82 @@ cryptoloop-unlock: $FSTAB:1: the passphrase or key was wrong on every try: $IMG 
 	assert_clean
 }
 
+# key_stick: $kdev, a loop device over an ext4 image labelled $label made
+# from the directory $TESTDIR/keys (what a USB stick holds)
+key_stick() {
+	label="clt-keys-$$"
+	truncate -s 16M "$TESTDIR/keys.img"
+	mkfs.ext4 -q -F -L "$label" -d "$TESTDIR/keys" "$TESTDIR/keys.img"
+	kdev=$(ATTACH_ENGINE='' attach "$TESTDIR/keys.img")
+	udevadm settle -t 5 || true
+}
+
+@test "keydev=: a symbolic link on the key device is not followed off it: refused, the line, device and file named" {
+	gpg_root
+	# the host's copy of the key, which the link on the stick points at
+	mkdir "$TESTDIR/keys" "$TESTDIR/host"
+	cp "$K" "$TESTDIR/host/rootkey.gpg"
+	ln -s "$TESTDIR/host/rootkey.gpg" "$TESTDIR/keys/rootkey.gpg"
+	key_stick
+	echo "LABEL=clt-root /r ext4 defaults,x-cryptoloop.source=$IMG,x-cryptoloop.encryption=AES128,x-cryptoloop.gpgkey=/rootkey.gpg,x-cryptoloop.keydev=LABEL=$label,x-cryptoloop.keydev-timeout=5 0 1" > "$FSTAB"
+	run --separate-stderr timeout 30 "$UNLOCK" --fstab "$FSTAB" /r <<<"$gp"
+	[ "$status" -eq 0 ] && track "${lines[0]}"
+	[ "$status" -eq 1 ] || fail "status $status: $output; $stderr"
+	[ -z "$output" ]
+	[[ "$stderr" == *"cryptoloop-unlock: $FSTAB:1: key device LABEL=$label ($kdev): the key file /rootkey.gpg: a symbolic link on the way, refused"* ]]
+	no_keydev_left
+	detach "$kdev"
+	nothing_attached
+	assert_clean
+}
+
+@test "keydev=: a FIFO or a file too large on the key device: refused at once, not waited on" {
+	gpg_root
+	mkdir "$TESTDIR/keys"
+	mkfifo "$TESTDIR/keys/rootkey.gpg"
+	head -c $((8 * 1024 * 1024 + 1)) /dev/zero > "$TESTDIR/keys/big.key"
+	key_stick
+	echo "LABEL=clt-root /r ext4 defaults,x-cryptoloop.source=$IMG,x-cryptoloop.encryption=AES128,x-cryptoloop.gpgkey=/rootkey.gpg,x-cryptoloop.keydev=LABEL=$label,x-cryptoloop.keydev-timeout=2 0 1" > "$FSTAB"
+	SECONDS=0
+	# the open() of a FIFO waits for a writer: the timeout ends the test
+	run --separate-stderr timeout 20 "$UNLOCK" --fstab "$FSTAB" /r <<<"$gp"
+	if [ "$status" -ne 1 ]; then
+		# a killed unlock leaves the stick mounted: this test's, unmounted
+		awk -v d="$kdev" '$1 == d { print $2 }' /proc/mounts | while read -r m; do
+			umount "$m" && rmdir "$m"
+		done
+		fail "status $status after $SECONDS s: $stderr"
+	fi
+	[ "$SECONDS" -le 10 ]
+	[ -z "$output" ]
+	# the last line: udev may still be making the label's link
+	same "${stderr##*$'\n'}" "cryptoloop-unlock: $FSTAB:1: key device LABEL=$label ($kdev): the key file /rootkey.gpg: a FIFO, not a regular file: refused"
+	no_keydev_left
+	echo "LABEL=clt-root /r ext4 defaults,x-cryptoloop.source=$IMG,x-cryptoloop.encryption=AES128,x-cryptoloop.keyfile=/big.key,x-cryptoloop.keydev=LABEL=$label,x-cryptoloop.keydev-timeout=2 0 1" > "$FSTAB"
+	run --separate-stderr timeout 20 "$UNLOCK" --fstab "$FSTAB" /r </dev/null
+	[ "$status" -eq 1 ] || fail "status $status: $stderr"
+	same "${stderr##*$'\n'}" "cryptoloop-unlock: $FSTAB:1: key device LABEL=$label ($kdev): the key file /big.key: too large (8388609 bytes; a key file has at most 8388608)"
+	no_keydev_left
+	detach "$kdev"
+	nothing_attached
+	assert_clean
+}
+
+@test "--check: gpgkey= and keyfile= on one line are refused, the line named" {
+	cat > "$FSTAB" <<-'EOF'
+	/dev/sda1 /boot ext4 defaults 0 2
+	UUID=1234-abcd / ext4 defaults,x-cryptoloop.source=PARTUUID=0a-01,x-cryptoloop.encryption=AES128,x-cryptoloop.gpgkey=/rootkey.gpg,x-cryptoloop.keyfile=/rootkey,x-cryptoloop.keydev=LABEL=CLKEYS 0 1
+	EOF
+	run --separate-stderr "$UNLOCK" --check --fstab "$FSTAB" /
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	same "$stderr" "cryptoloop-unlock: $FSTAB:2: x-cryptoloop.gpgkey= and x-cryptoloop.keyfile= both name the key file: give one"
+	# the same without --check, before anything is waited for
+	run --separate-stderr timeout 20 "$UNLOCK" --fstab "$FSTAB" / </dev/null
+	[ "$status" -eq 1 ]
+	same "$stderr" "cryptoloop-unlock: $FSTAB:2: x-cryptoloop.gpgkey= and x-cryptoloop.keyfile= both name the key file: give one"
+}
+
 @test "keydev=: a key device that never comes: one message, exit 1 after keydev-timeout, nothing left" {
 	gpg_root
 	echo "/dev/cryptoloop5 /r ext4 defaults,x-cryptoloop.source=$IMG,x-cryptoloop.encryption=AES128,x-cryptoloop.gpgkey=/rootkey.gpg,x-cryptoloop.keydev=LABEL=clt-none-$$,x-cryptoloop.keydev-timeout=1 0 1" > "$FSTAB"

@@ -56,6 +56,23 @@ unchanged() {
 	unchanged
 }
 
+@test "an image replaced between its check and its open is refused before any write" {
+	# another file renamed over the name right before reencrypt opens it
+	${CC:-cc} -shared -fPIC -o "$TESTDIR/swap-at-open.so" \
+		"$BATS_TEST_DIRNAME/swap-at-open.c" -ldl || skip "cannot build the shim"
+	cp "$IMG" "$TESTDIR/other"
+	cp "$IMG" "$TESTDIR/other.orig"
+	SWAP_AT_OPEN="$IMG" SWAP_WITH="$TESTDIR/other" LD_PRELOAD="$TESTDIR/swap-at-open.so" \
+		reenc "$IMG"
+	[ "$status" -eq 1 ] || fail "status $status: $output"
+	[[ "$output" == *"$IMG: replaced by another file while it was checked; nothing was written"* ]] ||
+		fail "$output"
+	[ ! -e "$TESTDIR/other" ] || fail "the shim did not run"
+	# the file now under the name is as it was
+	cmp "$IMG" "$TESTDIR/other.orig"
+	[ ! -e "$IMG.reencrypt" ]
+}
+
 @test "an image too small for one sector is refused" {
 	head -c 300 "$TESTDIR/orig" > "$IMG"
 	cp "$IMG" "$TESTDIR/orig"

@@ -745,6 +745,43 @@ static void test_gpg_no_leftovers(void)
 		printf("# could not remove %s\n", home);
 }
 
+/*
+ * A key file the caller opened (cryptoloop-unlock's, on a key device):
+ * read from its start each time, as a wrong passphrase asked again reads
+ * it again, and left open.
+ */
+static void test_gpg_fd(void)
+{
+	const char *srcdir = getenv("top_srcdir");
+	char home[] = "/tmp/test-crypto-pass-gpgfd.XXXXXX", path[512], cmd[600];
+	struct loop_pass *gp = NULL, *p = NULL;
+	int fd, r, i;
+
+	if (!srcdir || access("/usr/bin/gpg", X_OK) || !mkdtemp(home)) {
+		for (i = 0; i < 3; i++)
+			ok(1, "# SKIP no gpg, no top_srcdir or no temporary directory");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/tests/kat/pass/gpgpass.txt", srcdir);
+	loop_pass_read_file(&gp, path);
+	snprintf(path, sizeof(path), "%s/tests/kat/pass/kf65.gpg", srcdir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	for (i = 1; i <= 2; i++) {
+		r = loop_pass_from_gpg_fd(&p, fd, home, NULL, gp);
+		ok(r == 0 && loop_pass_count(p) == 65, "gpg from a descriptor, read %d: 65 "
+		   "lines (%d)", i, r);
+		loop_pass_free(p);
+		p = NULL;
+	}
+	ok(fcntl(fd, F_GETFD) >= 0, "the descriptor is left open");
+	close(fd);
+	loop_pass_free(gp);
+	snprintf(cmd, sizeof(cmd), "gpgconf --homedir '%s' --kill all 2>/dev/null; rm -rf '%s'",
+		 home, home);
+	if (system(cmd) != 0)
+		printf("# could not remove %s\n", home);
+}
+
 int main(void)
 {
 	/* a terminal test gone wrong must fail, not hang make check */
@@ -756,6 +793,7 @@ int main(void)
 	test_tty();
 	test_tty_interrupt();
 	test_files();
+	test_gpg_fd();
 	test_rules();
 	test_hash_len_bound();
 	test_iter_bound();
