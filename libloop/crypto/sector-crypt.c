@@ -541,7 +541,7 @@ static int gcry_decrypt_bulk(struct loop_crypt *x, uint64_t sector, uint8_t *dst
  * arrays, but the compiler copies round keys to spill slots of its own
  * (the VAES decrypt keeps the first and the last there), which only a
  * burn from here reaches.  How deep: the deepest chain of frames the
- * call can reach below loop_crypt_encrypt()/decrypt() (gcc 14 -O2,
+ * call can reach below loop_crypt_encrypt()/decrypt() (gcc 12 -O2,
  * -fstack-usage), with room to spare:
  *  - a fused lmk run (from two batches on): 19.1 KiB encrypting (the
  *    32-lane kernel alone is 14.3 KiB), 10.9 KiB decrypting;
