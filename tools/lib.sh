@@ -49,8 +49,24 @@ build() {
 }
 
 # skip_suite BUILD REASON: say that a whole suite did not run, and record
-# it in BUILD/skipped.tap, which tools/check counts in its closing line
+# it in BUILD/skipped-TIER.tap (TIER from CHECK_TIER, default host), which
+# tools/check counts and names in its closing table
 skip_suite() {
 	echo "SKIP: $2"
-	echo "ok 1 # SKIP $2" >>"$1/skipped.tap"
+	echo "ok 1 # SKIP $2" >>"$1/skipped-${CHECK_TIER:-host}.tap"
+}
+
+# run_suite WHAT LOG SKIP_REASON CMD...: CMD's output goes to LOG, whose
+# end is shown; exit 77 means the whole suite could not run (a skipped
+# suite, with SKIP_REASON), anything else but 0 is a failure and sets the
+# caller's status to 1. BUILD is the caller's build directory.
+run_suite() {
+	local what=$1 log=$2 why=$3 rc=0
+	shift 3
+	"$@" >"$log" 2>&1 || rc=$?
+	case $rc in
+	0) tail -n 6 "$log" ;;
+	77) tail -n 6 "$log"; skip_suite "$BUILD" "$why" ;;
+	*) tail -n 40 "$log"; echo "FAIL: $what (exit $rc, $log)"; status=1 ;;
+	esac
 }
