@@ -4,6 +4,7 @@
  * root line in an initramfs, and say which device holds the filesystem.
  *
  *   cryptoloop-unlock [--check] [--fstab FILE] MOUNTPOINT
+ *   cryptoloop-unlock --image-list --kernel VERSION [--fstab FILE] MOUNTPOINT
  *
  * The line is an ordinary one for the decrypted device, the encryption
  * in x-cryptoloop.* options (the grammar of cryptoloop-generator's swap
@@ -31,6 +32,7 @@
 #include <libloop-engine.h>
 
 #include "device.h"
+#include "image-list.h"
 #include "keydev.h"
 #include "messages.h"
 #include "root-line.h"
@@ -45,6 +47,7 @@ static void __attribute__((noreturn)) usage(int status)
 	FILE *out = status ? stderr : stdout;
 
 	fprintf(out, "Usage: %s [--check] [--fstab FILE] MOUNTPOINT\n"
+		"       %s --image-list --kernel VERSION [--fstab FILE] MOUNTPOINT\n"
 		"\nSet up the encrypted device of the fstab line of MOUNTPOINT (an\n"
 		"ordinary line for the decrypted device, with x-cryptoloop.source= and\n"
 		"the encryption in x-cryptoloop.* options), and print the device and\n"
@@ -52,12 +55,16 @@ static void __attribute__((noreturn)) usage(int status)
 		"\nOptions:\n"
 		"  --check        validate the line and print it as shell name='value'\n"
 		"                 lines; no setup, no waiting\n"
+		"  --image-list   print what an initramfs for kernel VERSION needs to\n"
+		"                 set the line up, one KIND VALUE line each\n"
+		"  --kernel VERSION\n"
+		"                 the kernel the initramfs is for (with --image-list)\n"
 		"  --fstab FILE   read FILE instead of /etc/fstab\n"
 		"  -h, --help     display this help\n"
 		"  -V, --version  display version\n"
 		"\nExit status: 0 done, 1 error, 3 wrong passphrase or key (all tries).\n"
 		"\nFor more details see cryptoloop-unlock(8).\n",
-		program_invocation_short_name);
+		program_invocation_short_name, program_invocation_short_name);
 	exit(status);
 }
 
@@ -114,17 +121,6 @@ static const char *choose_engine(void)
 		break;
 	}
 	return "dm";
-}
-
-/* /dev/cryptoloopN, a kmod device by its number */
-static bool is_cryptoloop_device(const char *path)
-{
-	const char *n = path;
-
-	if (strncmp(n, "/dev/cryptoloop", 15))
-		return false;
-	n += 15;
-	return *n && strspn(n, "0123456789") == strlen(n);
 }
 
 static int unlock_line(struct root_line *l)
@@ -202,6 +198,8 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "check", no_argument, NULL, 'c' },
 		{ "fstab", required_argument, NULL, 'f' },
+		{ "image-list", no_argument, NULL, 'i' },
+		{ "kernel", required_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -209,13 +207,16 @@ int main(int argc, char **argv)
 	struct root_line l = { .fstab = "/etc/fstab" };
 	struct libmnt_table *tb;
 	struct libmnt_fs *fs;
-	bool check = false;
+	const char *kver = NULL;
+	bool check = false, image_list = false;
 	int c, rc;
 
 	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': check = true; break;
 		case 'f': l.fstab = optarg; break;
+		case 'i': image_list = true; break;
+		case 'k': kver = optarg; break;
 		case 'h': usage(0);
 		case 'V':
 			printf("%s from %s\n", program_invocation_short_name, PACKAGE_STRING);
@@ -223,7 +224,7 @@ int main(int argc, char **argv)
 		default: usage(1);
 		}
 	}
-	if (optind + 1 != argc)
+	if (optind + 1 != argc || check + image_list > 1 || !image_list != !kver)
 		usage(1);
 	l.target = argv[optind];
 	mopt_init(&l.req);
@@ -243,6 +244,8 @@ int main(int argc, char **argv)
 	rc = root_line_read(&l, fs) < 0 ? 1 : 0;
 	if (!rc && check)
 		root_line_print(&l);
+	else if (!rc && image_list)
+		rc = image_list_print(&l, kver) < 0 ? 1 : 0;
 	else if (!rc)
 		rc = unlock_line(&l);
 	free(l.where);

@@ -176,6 +176,8 @@ has() { grep -qxF -- "$1" <<<"$output" || fail "no candidate '$1' in: $(echo $ou
 	[ -x "$UNLOCK" ] || skip "built without libmount (no cryptoloop-unlock)"
 	run complete_words cryptoloop-unlock _cryptoloop_unlock "$UNLOCK" --ch
 	[ "$output" = --check ]
+	run complete_words cryptoloop-unlock _cryptoloop_unlock "$UNLOCK" --image
+	[ "$output" = --image-list ]
 	cat >"$TESTDIR/fstab" <<-EOT
 	/dev/sdb2 /srv ext4 defaults 0 2
 	# /dev/cryptoloop1 /old ext4 x-cryptoloop.source=/dev/sdc1 0 2

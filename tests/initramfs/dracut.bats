@@ -52,7 +52,8 @@ run_install() {
 }
 
 @test "dracut: an existing image readable by others is made 0600 before the gpg key file goes in" {
-	run_install x-cryptoloop.gpgkey=/boot/k.gpg
+	: >"$TESTDIR/k.gpg"
+	run_install "x-cryptoloop.gpgkey=$TESTDIR/k.gpg"
 	[ "$status" -eq 0 ] || fail "status $status: $stderr"
 	[[ "$stderr" == *"W: 50cryptoloop: $TESTDIR/initrd.img could be read by other users"* ]] ||
 		fail "stderr: $stderr"

@@ -38,7 +38,8 @@ run_hook() {
 	printf 'UUID=1234-abcd / ext4 x-cryptoloop.source=/dev/clt-none,x-cryptoloop.encryption=AES128,x-cryptoloop.engine=dm,%s 0 1\n' \
 		"$2" >"$TESTDIR/fstab"
 	run --separate-stderr unshare -m /bin/sh -c \
-		'mount --bind "$1/fstab" /etc/fstab && umask "$2" && DESTDIR="$1/dest" exec "$1/hook"' \
+		'mount --bind "$1/fstab" /etc/fstab && umask "$2" &&
+		DESTDIR="$1/dest" version=clt-none exec "$1/hook"' \
 		sh "$TESTDIR" "$1"
 }
 

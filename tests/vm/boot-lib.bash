@@ -18,6 +18,9 @@
 #   boot_install DEBDIR LOG [PKG...]
 #                               our software into $root; see below
 #   in_root CMD...              a command chrooted into $root
+#   image_lacks LISTING         what cryptoloop-unlock --image-list names
+#                               for the tree's root line and the image
+#                               whose file list is LISTING lacks
 #   boot_unmount                the overlay away (after mkfs.ext4 -d)
 #   boot_qemu BASE SCRIPT KERNEL INITRD APPEND [QEMU-ARG...]
 #                               one boot: TAP in BUILD/BASE.tap, console
@@ -82,6 +85,29 @@ in_root() {
 		mount -t sysfs sys "$r/sys" &&
 		exec chroot "$r" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
 			DEBIAN_FRONTEND=noninteractive LANG=C.UTF-8 "$@"' sh "$root" "$@"
+}
+
+# image_lacks LISTING: each item of `cryptoloop-unlock --image-list` for
+# the tree's root line and $kver that the image's file list LISTING
+# (lsinitramfs's paths, or lsinitrd's ls -l lines) does not hold, one per
+# line; exit 1 if any. Paths compare with /usr/ merged; an optional module
+# may be missing from the kernel.
+image_lacks() {
+	local listing=$1 kind value missing=0
+	in_root cryptoloop-unlock --image-list --kernel "$kver" / >"$work/image-needs" ||
+		{ echo "cryptoloop-unlock --image-list failed"; return 1; }
+	sed -E 's|.* ||; s|^/||; s|^usr/||' "$listing" | sort -u >"$work/image-paths"
+	while read -r kind value; do
+		case $kind in
+		program | library | keyfile)
+			value=${value#/} value=${value#usr/}
+			grep -qxF "$value" "$work/image-paths" ;;
+		module) grep -qE "/$(printf '%s' "$value" | sed 's/[-_]/[-_]/g')\.ko" "$work/image-paths" ;;
+		udev-rules) grep -qxF "lib/udev/rules.d/$value" "$work/image-paths" ;;
+		*) true ;;
+		esac || { echo "$kind $value"; missing=1; }
+	done <"$work/image-needs"
+	return "$missing"
 }
 
 # boot_install DEBDIR LOG [PKG...]: DEBDIR's cryptoloop, cryptoloop-losetup,
