@@ -25,20 +25,20 @@ bool attach_luks_requested(const struct loop_attach_opts *o)
 	return o->encryption && loop_luks_version(o->encryption) >= 0;
 }
 
-/* The first option given that a LUKS header makes meaningless: the
- * option for the message's field and the words losetup names it with. */
-static const char *refused(const struct loop_attach_opts *o, const char **option)
+/* The first option given that a LUKS header makes meaningless ("--keybits"),
+ * and the words losetup names it with; NULL if none. */
+static const char *refused(const struct loop_attach_opts *o, const char **words)
 {
-	static const char *const words[][2] = {
-		{ "--keybits", MSG_OPT("keybits", "--keybits (-k)") },
-		{ "--phash", MSG_OPT("phash", "--phash (-H)") },
-		{ "--gpgkey", MSG_OPT("gpgkey", "--gpgkey (-K)") },
-		{ "--gpghome", MSG_OPT("gpghome", "--gpghome (-G)") },
-		{ "--pseed", MSG_OPT("pseed", "--pseed (-S)") },
-		{ "--itercountk", MSG_OPT("itercountk", "--itercountk (-C)") },
-		{ "--loinit", MSG_OPT("loinit", "--loinit (-I)") },
-		{ "--offset", MSG_OPT("offset", "--offset (-o)") },
-		{ "--sizelimit", MSG_OPT("sizelimit", "--sizelimit") },
+	static const char *const names[][2] = {
+		{ "--keybits", "--keybits (-k)" },
+		{ "--phash", "--phash (-H)" },
+		{ "--gpgkey", "--gpgkey (-K)" },
+		{ "--gpghome", "--gpghome (-G)" },
+		{ "--pseed", "--pseed (-S)" },
+		{ "--itercountk", "--itercountk (-C)" },
+		{ "--loinit", "--loinit (-I)" },
+		{ "--offset", "--offset (-o)" },
+		{ "--sizelimit", "--sizelimit" },
 		{ "--sector-size", "--sector-size (-b)" },
 	};
 	const bool given[] = {
@@ -49,8 +49,8 @@ static const char *refused(const struct loop_attach_opts *o, const char **option
 
 	for (i = 0; i < sizeof(given) / sizeof(given[0]); i++)
 		if (given[i]) {
-			*option = words[i][0];
-			return words[i][1];
+			*words = names[i][1];
+			return names[i][0];
 		}
 	return NULL;
 }
@@ -102,14 +102,18 @@ static int open_failed(struct loop_attach_msg *m, int rc, enum loop_err_object w
 /* The options alone, and the header: all before any passphrase is read. */
 static int check(const struct loop_attach_opts *o, struct loop_attach_msg *m)
 {
-	const char *option = NULL, *bad = refused(o, &option);
+	const char *words = NULL, *bad = refused(o, &words);
 	const char *hdr = o->header ? o->header : o->image;
 	int rc;
 
+	/* no fstab option sets the sector size: its words are not an option's */
+	if (bad && !strcmp(bad, "--sector-size"))
+		return attach_msg(m, -EINVAL, bad, "%s: %s does not apply to LUKS (its header "
+				  "says where the data is and how it is encrypted)", o->image, words);
 	if (bad)
-		return attach_msg(m, -EINVAL, option, "%s: %s does not apply to LUKS (its "
-				  "header says where the data is and how it is encrypted)",
-				  o->image, bad);
+		return attach_msg(m, -EINVAL, bad, "%s: " MSG_OPT_S " does not apply to LUKS "
+				  "(its header says where the data is and how it is encrypted)",
+				  o->image, bad + 2, words);
 	if (o->engine && strcasecmp(o->engine, "dm") && strcasecmp(o->engine, "auto"))
 		return attach_msg(m, -EINVAL, "--engine", "%s: LUKS opens through the dm "
 				  "engine only, not " MSG_OPT_ARG("engine", "--engine ", "%s"),
@@ -117,11 +121,11 @@ static int check(const struct loop_attach_opts *o, struct loop_attach_msg *m)
 	rc = loop_engine_is_luks(o->image, o->header);
 	if (rc < 0)
 		return attach_msg_errno(m, rc, o->header ? "--header" : NULL, "%s", hdr);
+	if (rc == 0 && o->header)
+		return attach_msg(m, -EINVAL, "--header", "%s: no LUKS header", hdr);
 	if (rc == 0)
-		return attach_msg(m, -EINVAL, o->header ? "--header" : "--encryption",
-				  "%s: no LUKS header%s", hdr,
-				  o->header ? "" : " (a detached one is given with "
-				  MSG_OPT("header", "--header") ")");
+		return attach_msg(m, -EINVAL, "--encryption", "%s: no LUKS header (a detached "
+				  "one is given with " MSG_OPT("header", "--header") ")", hdr);
 	return 0;
 }
 

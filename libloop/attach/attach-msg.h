@@ -9,11 +9,16 @@
  * The options a message names are marked in its format, so that the text
  * keeps losetup's words and the message also carries each option as data
  * (struct loop_attach_msg_ref). @name is the long name without "--".
+ * Only the format's marks count: an argument (a file name, an fstab
+ * line's cipher) is text, every byte of it.
  */
 /* An option, named with @words: MSG_OPT("keybits", "--keybits (-k)") */
 #define MSG_OPT(name, words) "\001" name "\002" words "\003"
 /* With its argument: MSG_OPT_ARG("pass-fd", "fd ", "%d") */
 #define MSG_OPT_ARG(name, words, fmt) "\001" name "\002" words "\004" fmt "\003"
+/* An option whose long name and words are the next two %s arguments
+ * (plain text, as every argument is: a mark byte there is text) */
+#define MSG_OPT_S "\001%s\002%s\003"
 /* An aside that offers an option: MSG_ASIDE(" (" MSG_OPT(...) " accepts it)") */
 #define MSG_ASIDE(text) "\005" text "\006"
 

@@ -18,21 +18,30 @@
 #include "private.h"
 #include "secure-mem.h"
 
+/* A passphrase fd, in losetup's words; the marks stay in the formats
+ * (attach-msg.h), never in an argument */
+#define FROM_FD "cannot read the passphrase from " MSG_OPT_ARG("pass-fd", "fd ", "%d")
+
+/* Reading the passphrase from @what (a file), or from the fd @fd when
+ * @what is NULL, failed with @rc. */
 static int pass_error(struct loop_attach_msg *m, int rc, const char *option,
-		      const char *what)
+		      const char *what, int fd)
 {
 	switch (rc) {
 	case -ENOTTY:
 		return attach_msg(m, rc, "--pass-fd", "no terminal to ask for the passphrase "
 				  "on; give it with " MSG_OPT("pass-fd", "--pass-fd"));
 	case -EKEYREJECTED:
-		return attach_msg(m, rc, option, "%s", what);
+		return what ? attach_msg(m, rc, option, "%s", what) :
+			      attach_msg(m, rc, option, FROM_FD, fd);
 	case -E2BIG:
-		return attach_msg(m, rc, option, "%s: a passphrase line is too long", what);
+		return what ? attach_msg(m, rc, option, "%s: a passphrase line is too long", what) :
+			      attach_msg(m, rc, option, FROM_FD ": a passphrase line is too long", fd);
 	case -ECANCELED:
 		return attach_msg(m, rc, option, "no passphrase given");
 	default:
-		return attach_msg_errno(m, rc, option, "%s", what);
+		return what ? attach_msg_errno(m, rc, option, "%s", what) :
+			      attach_msg_errno(m, rc, option, FROM_FD, fd);
 	}
 }
 
@@ -61,7 +70,7 @@ static int ask(const struct loop_attach_opts *o, const char *prompt, const char 
 		return attach_msg(m, rc, NULL, "%s: no password agent answered in time",
 				  object ? object : what);
 	if (rc)
-		return pass_error(m, rc, NULL, what);
+		return pass_error(m, rc, NULL, what, -1);
 	return 0;
 }
 
@@ -81,7 +90,7 @@ static int from_keyfile(const struct loop_attach_opts *o, struct loop_pass **pas
 		 loop_pass_read_file(pass, o->cleartext);
 
 	if (rc)
-		return pass_error(m, rc, "--cleartext-keyfile", o->cleartext);
+		return pass_error(m, rc, "--cleartext-keyfile", o->cleartext, -1);
 	if (pass_empty(*pass)) {
 		loop_pass_free(*pass);
 		*pass = NULL;
@@ -103,7 +112,7 @@ static int from_gpg(const struct loop_attach_opts *o, const char *prompt, bool v
 	if (o->pass_fd >= 0) {
 		rc = loop_pass_read_fd(&gpgpass, o->pass_fd, LOOP_PASS_ONE_LINE);
 		if (rc)
-			return pass_error(m, rc, "--pass-fd", "cannot read the gpg passphrase");
+			return pass_error(m, rc, "--pass-fd", "cannot read the gpg passphrase", -1);
 	} else {
 		rc = ask(o, prompt, object, o->verify || verify,
 			 "cannot read the gpg passphrase", &gpgpass, &from, m);
@@ -124,20 +133,17 @@ static int from_gpg(const struct loop_attach_opts *o, const char *prompt, bool v
 		return attach_msg(m, rc, "--gpgkey", "%s: gpg failed partway through the key "
 				  "file (truncated or damaged?); none of it is used", o->gpgkey);
 	if (rc)
-		return pass_error(m, rc, "--gpgkey", o->gpgkey);
+		return pass_error(m, rc, "--gpgkey", o->gpgkey, -1);
 	return 0;
 }
 
 static int from_fd(const struct loop_attach_opts *o, unsigned int lines,
 		   struct loop_pass **pass, struct loop_attach_msg *m)
 {
-	char what[64];
 	int rc = loop_pass_read_fd(pass, o->pass_fd, lines);
 
-	snprintf(what, sizeof(what), "cannot read the passphrase from "
-		 MSG_OPT_ARG("pass-fd", "fd ", "%d"), o->pass_fd);
 	if (rc)
-		return pass_error(m, rc, "--pass-fd", what);
+		return pass_error(m, rc, "--pass-fd", NULL, o->pass_fd);
 	return 0;
 }
 
@@ -149,12 +155,11 @@ static int from_fd(const struct loop_attach_opts *o, unsigned int lines,
 static int refuse_empty(const struct loop_attach_opts *o, enum ask_source from,
 			const char *object, struct loop_attach_msg *m)
 {
-	static const char allow[] = MSG_ASIDE(" (" MSG_OPT("allow-empty-passphrase",
-						      "--allow-empty-passphrase") " accepts it)");
-
+#define ALLOW_EMPTY MSG_ASIDE(" (" MSG_OPT("allow-empty-passphrase", \
+					  "--allow-empty-passphrase") " accepts it)")
 	if (o->pass_fd >= 0)
 		return attach_msg(m, -ENODATA, "--pass-fd", MSG_OPT_ARG("pass-fd", "fd ", "%d")
-				  ": empty passphrase%s", o->pass_fd, allow);
+				  ": empty passphrase" ALLOW_EMPTY, o->pass_fd);
 	switch (from) {
 	case ASK_STDIN:
 		return attach_msg(m, -ENODATA, "--pass-fd", "no passphrase: no terminal, no "
@@ -162,12 +167,12 @@ static int refuse_empty(const struct loop_attach_opts *o, enum ask_source from,
 				  "with " MSG_OPT("pass-fd", "--pass-fd"));
 	case ASK_AGENT:
 		return attach_msg(m, -ENODATA, NULL, "%s%sthe password agent answered with an "
-				  "empty passphrase%s", object ? object : "", object ? ": " : "",
-				  allow);
+				  "empty passphrase" ALLOW_EMPTY, object ? object : "",
+				  object ? ": " : "");
 	case ASK_TTY:
 	default:
-		return attach_msg(m, -ENODATA, NULL, "%s%sempty passphrase%s",
-				  object ? object : "", object ? ": " : "", allow);
+		return attach_msg(m, -ENODATA, NULL, "%s%sempty passphrase" ALLOW_EMPTY,
+				  object ? object : "", object ? ": " : "");
 	}
 }
 

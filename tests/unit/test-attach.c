@@ -329,6 +329,26 @@ int main(void)
 						  " (--force reads it as aes anyway)"),
 		   "in an aside that only offers it");
 		ok(!m.refs[0].aside_len && !m.refs[1].aside_len, "the -e are in no aside");
+		{
+			/* the bytes that mark options in a format are a file
+			 * name's own bytes when the name brings them */
+			char marked[] = "/tmp/test-attach-\001\002\003\004\005\006.XXXXXX";
+
+			fd = mkstemp(marked);
+			if (fd < 0 || write(fd, magic, sizeof(magic)) != (ssize_t)sizeof(magic) ||
+			    ftruncate(fd, 1 << 20) < 0)
+				return 1;
+			close(fd);
+			o.image = marked;
+			rc = attach();
+			snprintf(buf, sizeof(buf), "%s: has a LUKS header: open it with -e luks, "
+				 "not -e aes (--force reads it as aes anyway)", marked);
+			is_str(m.text, buf, "a file name with the bytes 1 to 6 is named whole");
+			ok(m.nrefs == 3 && !strcmp(m.refs[0].option, "encryption") &&
+			   !strcmp(m.refs[2].option, "force"), "and the same three options are named");
+			unlink(marked);
+			o.image = luks;
+		}
 		o.encryption = "none";
 		ok(attach() == 1, "-e none attaches a LUKS image as it is");
 		o.encryption = "aes";
