@@ -10,6 +10,7 @@
 # KAT_TOOL defaults to $top_builddir/tests/kat/kat-tool (make check).
 set -u
 . "$(dirname "$0")/kat-lib.sh"
+. "$(dirname "$0")/../lib/tap.sh"
 tool=${1:-${top_builddir:-.}/tests/kat/kat-tool}
 [ $# -gt 0 ] && shift
 [ -x "$tool" ] || { echo "Bail out! no kat-tool at $tool"; exit 99; }
@@ -18,11 +19,8 @@ KAT_GPGHOME=$(mktemp -d)
 tmp=$(mktemp -d)
 stop_agent() { command -v gpgconf >/dev/null && gpgconf --homedir "$KAT_GPGHOME" --kill all 2>/dev/null; true; }
 trap 'stop_agent; rm -rf "$KAT_GPGHOME" "$tmp"' EXIT
-n=0 fail=0
+tap_open
 plain_sha=$(sha256_of <"$KAT_PLAIN")
-
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $1"; }
 
 for f in "$@"; do
 	base=$(basename "$f" .kat)
@@ -33,7 +31,7 @@ for f in "$@"; do
 		pfd=""; [ "$pass" = "-" ] || pfd="-p 3"
 		case " $args " in *" -K "*)
 			if ! command -v gpg >/dev/null; then
-				n=$((n + 1)); echo "ok $n - $base/$name # SKIP gpg not installed"
+				tap_skip "$base/$name" "gpg not installed"
 				continue
 			fi ;;
 		esac
@@ -41,17 +39,17 @@ for f in "$@"; do
 		run_with_pass "$pass" "$tool" $args $pfd <"$KAT_PLAIN" >"$tmp/ct" 2>"$tmp/err"
 		got=$(sha256_of <"$tmp/ct")
 		if [ "$got" = "$want" ]; then
-			ok "$base/$name encrypt"
+			tap_ok "$base/$name encrypt"
 		else
-			notok "$base/$name encrypt (got $got want $want: $(cat "$tmp/err"))"
+			tap_not_ok "$base/$name encrypt (got $got want $want: $(cat "$tmp/err"))"
 			continue
 		fi
 		# shellcheck disable=SC2086
 		run_with_pass "$pass" "$tool" $args $pfd -d <"$tmp/ct" >"$tmp/pt" 2>"$tmp/err"
 		if [ "$(sha256_of <"$tmp/pt")" = "$plain_sha" ]; then
-			ok "$base/$name decrypt"
+			tap_ok "$base/$name decrypt"
 		else
-			notok "$base/$name decrypt ($(cat "$tmp/err"))"
+			tap_not_ok "$base/$name decrypt ($(cat "$tmp/err"))"
 		fi
 	done <"$tmp/cases"
 done
@@ -65,21 +63,18 @@ if [ "${KAT_LIVE:-1}" = 1 ]; then
 		cp "$f" "$tmp/saved"
 		if KAT_OUT="$tmp/live.kat" "$gen" >"$tmp/genlog" 2>&1; then
 			if diff -q <(grep -v '^#' "$tmp/saved") <(grep -v '^#' "$tmp/live.kat") >/dev/null 2>&1; then
-				ok "$base: live regeneration matches stored vectors"
+				tap_ok "$base: live regeneration matches stored vectors"
 			else
-				notok "$base: live regeneration differs from stored vectors"
+				tap_not_ok "$base: live regeneration differs from stored vectors"
 			fi
 		else
 			rc=$?
-			n=$((n + 1))
 			if [ $rc = 77 ]; then
-				echo "ok $n - $base: live regeneration # SKIP peer tool not installed"
+				tap_skip "$base: live regeneration" "peer tool not installed"
 			else
-				fail=$((fail + 1))
-				echo "not ok $n - $base: generator failed: $(tail -1 "$tmp/genlog")"
+				tap_not_ok "$base: generator failed: $(tail -1 "$tmp/genlog")"
 			fi
 		fi
 	done
 fi
-echo "1..$n"
-[ $fail = 0 ]
+tap_close
