@@ -68,6 +68,21 @@ static const char *ref_words(const struct loop_attach_msg *msg, unsigned int i, 
 	return buf;
 }
 
+/* A 1 MiB file from the template @path that starts with a LUKS magic; 0 or -1. */
+static int luks_file(char *path)
+{
+	static const unsigned char magic[] = { 'L', 'U', 'K', 'S', 0xba, 0xbe };
+	int fd = mkstemp(path);
+
+	if (fd < 0 || write(fd, magic, sizeof(magic)) != (ssize_t)sizeof(magic) ||
+	    ftruncate(fd, 1 << 20) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return close(fd);
+}
+
 int main(void)
 {
 	char img[] = "/tmp/test-attach.XXXXXX";
@@ -300,14 +315,10 @@ int main(void)
 	o.encryption = "none";
 	ok(attach() == -EINVAL, "and with -e none");
 	{
-		static const unsigned char magic[] = { 'L', 'U', 'K', 'S', 0xba, 0xbe };
 		char luks[] = "/tmp/test-attach-luks.XXXXXX";
 
-		fd = mkstemp(luks);
-		if (fd < 0 || write(fd, magic, sizeof(magic)) != (ssize_t)sizeof(magic) ||
-		    ftruncate(fd, 1 << 20) < 0)
+		if (luks_file(luks))
 			return 1;
-		close(fd);
 		o.header = NULL;
 		o.image = luks;
 		o.encryption = "aes";
@@ -334,11 +345,8 @@ int main(void)
 			 * name's own bytes when the name brings them */
 			char marked[] = "/tmp/test-attach-\001\002\003\004\005\006.XXXXXX";
 
-			fd = mkstemp(marked);
-			if (fd < 0 || write(fd, magic, sizeof(magic)) != (ssize_t)sizeof(magic) ||
-			    ftruncate(fd, 1 << 20) < 0)
+			if (luks_file(marked))
 				return 1;
-			close(fd);
 			o.image = marked;
 			rc = attach();
 			snprintf(buf, sizeof(buf), "%s: has a LUKS header: open it with -e luks, "
