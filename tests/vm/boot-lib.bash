@@ -96,7 +96,8 @@ image_lacks() {
 	local listing=$1 kind value missing=0
 	in_root cryptoloop-unlock --image-list --kernel "$kver" / >"$work/image-needs" ||
 		{ echo "cryptoloop-unlock --image-list failed"; return 1; }
-	sed -E 's|.* ||; s|^/||; s|^usr/||' "$listing" | sort -u >"$work/image-paths"
+	# lsinitrd shows a symlink as "NAME -> TARGET": the name is the path
+	sed -E 's| -> .*||; s|.* ||; s|^/||; s|^usr/||' "$listing" | sort -u >"$work/image-paths"
 	while read -r kind value; do
 		case $kind in
 		program | library | keyfile)
