@@ -58,8 +58,9 @@ skip_suite() {
 
 # run_suite WHAT LOG SKIP_REASON CMD...: CMD's output goes to LOG, whose
 # end is shown; exit 77 means the whole suite could not run (a skipped
-# suite, with SKIP_REASON), anything else but 0 is a failure and sets the
-# caller's status to 1. BUILD is the caller's build directory.
+# suite, with SKIP_REASON), anything else but 0 is a failure: it sets the
+# caller's status to 1 and returns 1. BUILD is the caller's build
+# directory.
 run_suite() {
 	local what=$1 log=$2 why=$3 rc=0
 	shift 3
@@ -67,6 +68,6 @@ run_suite() {
 	case $rc in
 	0) tail -n 6 "$log" ;;
 	77) tail -n 6 "$log"; skip_suite "$BUILD" "$why" ;;
-	*) tail -n 40 "$log"; echo "FAIL: $what (exit $rc, $log)"; status=1 ;;
+	*) tail -n 40 "$log"; echo "FAIL: $what (exit $rc, $log)"; status=1; return 1 ;;
 	esac
 }
