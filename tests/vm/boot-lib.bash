@@ -167,7 +167,9 @@ boot_install() {
 }
 
 # boot_qemu BASE SCRIPT KERNEL INITRD APPEND [QEMU-ARG...]: one boot under
-# TCG (thread=single: multi-threaded TCG panics now and then), the serial
+# TCG (thread=single: multi-threaded TCG panics now and then; norandmaps:
+# without ASLR, TCG translates the code of ld.so, libc and systemd once,
+# not once per process, see tests/vm/vm-lib.sh), the serial
 # console driven by SCRIPT (tests/vm/boot-console); the disks and any
 # other device come as QEMU-ARGs.  Prints the TAP lines indented on stderr;
 # status 0 when every step passed.
@@ -179,7 +181,7 @@ boot_qemu() {
 		--socket "$sock" -- qemu-system-x86_64 -accel tcg,thread=single -cpu max \
 		-m 1024 -smp 1 -display none -monitor none -no-reboot \
 		-chardev "socket,id=con,path=$sock,server=on,wait=on" -serial chardev:con \
-		-kernel "$kernel" -initrd "$initrd" -append "console=ttyS0 $append" \
+		-kernel "$kernel" -initrd "$initrd" -append "console=ttyS0 norandmaps $append" \
 		"$@" >"$BUILD/$base.tap" 2>>"$BUILD/$base.log.err" || rc=1
 	sed "s/^/  $base: /" "$BUILD/$base.tap" >&2
 	return "$rc"
