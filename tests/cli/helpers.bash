@@ -30,21 +30,16 @@ make_image() {
 # tests make hundreds: what a builtin can do here is not a process
 # (about 25 ms each on a loaded two-core machine).
 
-# slurp VAR FILE: FILE's text without its trailing newlines, as $(cat
-# FILE) gives it
-slurp() {
-	local -n _v=$1
-	IFS= read -r -d '' _v < "$2" || true
-	while [[ $_v == *$'\n' ]]; do _v=${_v%$'\n'}; done
-}
-
-# same FILE1 FILE2: the two texts are equal (listings hold no NUL byte);
-# if not, diff -u shows how
+# same FILE1 FILE2 VAR: the two texts are equal (listings hold no NUL
+# byte), and VAR holds it without its trailing newlines, as $(cat FILE2)
+# gives it; if not, diff -u shows how
 same() {
-	local x y
+	local x
+	local -n _t=$3
 	IFS= read -r -d '' x < "$1" || true
-	IFS= read -r -d '' y < "$2" || true
-	[ "$x" = "$y" ] || { diff -u "$1" "$2" >&2; return 1; }
+	IFS= read -r -d '' _t < "$2" || true
+	[ "$x" = "$_t" ] || { diff -u "$1" "$2" >&2; return 1; }
+	while [[ $_t == *$'\n' ]]; do _t=${_t%$'\n'}; done
 }
 
 # loop_set VAR: the host's bound loop devices, from sysfs
@@ -112,18 +107,16 @@ run_both() {
 	if [ -s "$ul_err" ] || [ -s "$our_err" ]; then
 		sed -i 's#^[^ ]*/\([^/ ]*\): \(unrecognized option\|invalid option\|option \)#\1: \2#' "$ul_err" "$our_err"
 	fi
-	if ! same "$ul_out" "$our_out"; then
+	if ! same "$ul_out" "$our_out" BOTH_OUT; then
 		fail "stdout differs for: losetup $*"
 		return 1
 	fi
-	if ! same "$ul_err" "$our_err"; then
+	if ! same "$ul_err" "$our_err" BOTH_ERR; then
 		fail "stderr differs for: losetup $*"
 		return 1
 	fi
 	[ "$ul_rc" -eq "$our_rc" ] || fail "exit status $our_rc, util-linux $ul_rc: losetup $*"
 	BOTH_STATUS=$our_rc
-	slurp BOTH_OUT "$our_out"
-	slurp BOTH_ERR "$our_err"
 }
 
 sysattr() {

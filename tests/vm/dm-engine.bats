@@ -6,10 +6,11 @@
 # openssl confirms it (the tests tagged "full" are left out of tools/check
 # for time; those tagged "core" also run on the other kernels, through
 # tests/vm/dm-kernel); listing, resize, read-only; mappings straight on a
-# partition and on a device-mapper device; 100 attach/detach
-# cycles; failure paths that leave nothing behind. Run by tests/vm/guest-dm
-# (which sets top_builddir and keeps the order: the first tests need a
-# kernel where neither our module nor dm_crypt is loaded yet).
+# partition and on a device-mapper device; attach/detach cycles
+# (DM_CYCLES, 100 by default); failure paths that leave nothing behind.
+# Run by tests/vm/guest-dm (which sets top_builddir and DM_CYCLES, and
+# keeps the order: the first tests need a kernel where neither our module
+# nor dm_crypt is loaded yet).
 
 load ../e2e/helpers
 
@@ -348,16 +349,17 @@ openssl_plain() {
 	dm_clean
 }
 
-@test "100 attach/detach cycles leave no mapping, loop device or record" {
+cycles_n=${DM_CYCLES:-100}
+@test "$cycles_n attach/detach cycles leave no mapping, loop device or record" {
 	img=$(image 1M)
 	loops_before=$(ls /sys/block | grep -c '^loop' || true)
 	# in one process (tests/vm/dm-cycles.c): under TCG, starting losetup
 	# costs more than a cycle; the CLI path is what the other tests use
 	cycles=$top_builddir/tests/vm/.libs/dm-cycles
 	[ -x "$cycles" ] && [ -n "${LD_LIBRARY_PATH:-}" ] || cycles=$top_builddir/tests/vm/dm-cycles
-	run "$cycles" "$img" "${DM_CYCLES:-100}" < "$TESTDIR/pass"
+	run "$cycles" "$img" "$cycles_n" < "$TESTDIR/pass"
 	[ "$status" -eq 0 ]
-	[ "$output" = "${DM_CYCLES:-100} cycles" ]
+	[ "$output" = "$cycles_n cycles" ]
 	dm_clean
 	[ -z "$("$UL_LOSETUP" -a | grep -F "$img")" ]
 	[ "$(ls /sys/block | grep -c '^loop' || true)" -le $((loops_before + 1)) ]
