@@ -77,6 +77,9 @@ else
 	grep "^/\\* $inc/" "$dir/aux" | grep -v ' static ' |
 		sed 's,^/\* [^ ]* \*/ ,,; s/ (.*//; s/.*[ *]//' | sort -u >"$dir/declared"
 	comm -23 "$dir/declared" "$dir/api" >"$dir/missing"
+	# none found is a listing that did not match, not a clean header set
+	[ -s "$dir/declared" ] ||
+		echo "gcc -aux-info named no function of a header in $inc/" >"$dir/missing"
 	report 3 "every function include/*.h declares ($(wc -l <"$dir/declared")) is exported in $node" \
 		"$dir/missing"
 	comm -13 "$dir/declared" "$dir/api" >"$dir/undeclared"
