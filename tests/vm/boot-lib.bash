@@ -166,6 +166,9 @@ boot_install() {
 		die "no cryptoloop module for $kver after the install"
 }
 
+# the CPU the other guests get, and why: tests/vm/vm-lib.sh
+boot_tcg_cpu=$(sed -n 's/^vm_tcg_cpu=//p' "$here/vm-lib.sh")
+
 # boot_qemu BASE SCRIPT KERNEL INITRD APPEND [QEMU-ARG...]: one boot under
 # TCG (thread=single: multi-threaded TCG panics now and then; norandmaps:
 # without ASLR, TCG translates the code of ld.so, libc and systemd once,
@@ -178,7 +181,7 @@ boot_qemu() {
 	shift 5
 	rm -f "$sock"
 	python3 "$here/boot-console" --log "$BUILD/$base.log" --script "$script" \
-		--socket "$sock" -- qemu-system-x86_64 -accel tcg,thread=single -cpu max \
+		--socket "$sock" -- qemu-system-x86_64 -accel tcg,thread=single -cpu "$boot_tcg_cpu" \
 		-m 1024 -smp 1 -display none -monitor none -no-reboot \
 		-chardev "socket,id=con,path=$sock,server=on,wait=on" -serial chardev:con \
 		-kernel "$kernel" -initrd "$initrd" -append "console=ttyS0 norandmaps $append" \
