@@ -33,8 +33,8 @@
 #include <unistd.h>
 
 #include "daemon.h"
-#include "key-handover.h"
-#include "secure-mem.h"
+#include "engine/key-handover.h"
+#include "base/secure-mem.h"
 
 #ifndef MCL_ONFAULT
 #define MCL_ONFAULT 4

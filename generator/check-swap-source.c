@@ -31,7 +31,7 @@
 #include <unistd.h>
 #include <blkid.h>
 
-#include "size.h"
+#include "cli/size.h"
 #include "swap-source-path.h"
 
 #define PROG "cryptoloop-check-swap-source"

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 
 #include "losetup.h"
-#include "module.h"
+#include "base/module.h"
 
 void setup_from_fstab(const char *device, int argc, char **argv)
 {

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "keyopts.h"
-#include "cli-options.h"
+#include "cli/cli-options.h"
 
 static void __attribute__((noreturn)) die(const struct loop_attach_msg *m)
 {

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 
 #include "libloop.h"
-#include "size.h"
+#include "cli/size.h"
 
 /* What the command line asks for. */
 enum losetup_action {

@@ -2,7 +2,7 @@
 #ifndef LOSETUP_OPTIONS_H
 #define LOSETUP_OPTIONS_H
 
-#include "cli-options.h"
+#include "cli/cli-options.h"
 #include "losetup.h"
 
 /* Codes of losetup's own long-only options: above every shared code, so

@@ -36,7 +36,7 @@
 #include "keydev.h"
 #include "messages.h"
 #include "root-line.h"
-#include "spawn.h"
+#include "base/spawn.h"
 #include "unlock.h"
 
 #define EX_WRONG_KEY		3

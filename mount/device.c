@@ -17,7 +17,7 @@
 
 #include "device.h"
 #include "messages.h"
-#include "size.h"
+#include "cli/size.h"
 
 /* libloop's warnings name no option: told as they are */
 static void tell_warning(const char *text, void *where)

@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include "cli-options.h"
+#include "cli/cli-options.h"
 #include "fstab-options.h"
 
 /* the key list's rows marked for fstab (cli-options.h) */

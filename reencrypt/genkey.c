@@ -20,7 +20,7 @@
 #include <sys/wait.h>
 
 #include "reencrypt.h"
-#include "spawn.h"
+#include "base/spawn.h"
 
 #define KEY_LINES 65
 #define LINE_RAW 45		/* bytes, 60 characters of base64 */

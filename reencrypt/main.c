@@ -26,7 +26,7 @@
 #include "journal.h"
 #include "keyopts.h"
 #include "luks2.h"
-#include "cli-options.h"
+#include "cli/cli-options.h"
 #include "reencrypt.h"
 #include "session.h"
 

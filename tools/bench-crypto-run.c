@@ -37,7 +37,7 @@
 #include <unistd.h>
 
 #include "libloop-crypto.h"
-#include "crypto-internal.h"
+#include "crypto/crypto-internal.h"
 
 #define RUN_BYTES (1 << 20)
 

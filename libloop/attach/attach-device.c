@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "private.h"
-#include "engine-private.h"
+#include "base/private.h"
+#include "engine/engine-private.h"
 
 LIBLOOP_EXPORT int loopdev_set_named(struct loopdev *ld, const char *name)
 {

@@ -15,10 +15,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "attach-luks.h"
-#include "attach-msg.h"
-#include "private.h"
-#include "engine-private.h"
+#include "attach/attach-luks.h"
+#include "attach/attach-msg.h"
+#include "base/private.h"
+#include "engine/engine-private.h"
 
 bool attach_luks_requested(const struct loop_attach_opts *o)
 {

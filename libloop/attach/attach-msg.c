@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "attach-msg.h"
+#include "attach/attach-msg.h"
 
 /* Where a message is being written: its text, and the option it names. */
 struct marking {

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attach-msg.h"
-#include "private.h"
+#include "attach/attach-msg.h"
+#include "base/private.h"
 
 LIBLOOP_EXPORT void loop_attach_opts_init(struct loop_attach_opts *o)
 {

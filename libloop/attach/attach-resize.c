@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attach-msg.h"
-#include "private.h"
-#include "engine-private.h"
+#include "attach/attach-msg.h"
+#include "base/private.h"
+#include "engine/engine-private.h"
 
 /* The options that unlock a LUKS volume again: what -c takes. */
 static const char *unlock_option(const struct loop_attach_opts *o)

@@ -13,10 +13,10 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "ask.h"
-#include "attach-msg.h"
-#include "private.h"
-#include "secure-mem.h"
+#include "secret/ask.h"
+#include "attach/attach-msg.h"
+#include "base/private.h"
+#include "base/secure-mem.h"
 
 /* A passphrase fd, in losetup's words; the marks stay in the formats
  * (attach-msg.h), never in an argument */

@@ -14,13 +14,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "attach-luks.h"
-#include "attach-msg.h"
-#include "private.h"
-#include "secure-mem.h"
+#include "attach/attach-luks.h"
+#include "attach/attach-msg.h"
+#include "base/private.h"
+#include "base/secure-mem.h"
 #include "uapi/cryptoloop_abi.h"
-#include "engine-private.h"
-#include "swap-refuse.h"
+#include "engine/engine-private.h"
+#include "attach/swap-refuse.h"
 
 
 static int attach_failed(struct loop_attach_msg *m, int rc, enum loop_err_object who,

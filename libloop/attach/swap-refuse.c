@@ -18,8 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "attach-msg.h"
-#include "swap-refuse.h"
+#include "attach/attach-msg.h"
+#include "attach/swap-refuse.h"
 
 int swap_refuse_random_fuse(enum loop_engine_kind engine, const char *image,
 			    struct loop_attach_msg *m)

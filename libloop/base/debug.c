@@ -17,7 +17,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "private.h"
+#include "base/private.h"
 
 static const struct {
 	const char *name;

@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "private.h"
+#include "base/private.h"
 
 static int module_dir(char *buf, size_t size)
 {

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include "libloop.h"
 
-#include "export.h"
+#include "base/export.h"
 
 struct loopdev {
 	char path[PATH_MAX];
@@ -44,7 +44,7 @@ LIBLOOP_PRIVATE_EXPORT void loop_debug_obj(const char *area, const char *obj,
 		loop_debug_obj(#area, (obj), __VA_ARGS__); \
 } while (0)
 
-#include "module.h"
+#include "base/module.h"
 
 /* sysfs attribute access (sysfs.c) */
 int loop_sysfs_read_string(const char *dir, const char *attr, char **res);

@@ -18,8 +18,8 @@
 #endif
 #include <string.h>
 
-#include "private.h"
-#include "secure-mem.h"
+#include "base/private.h"
+#include "base/secure-mem.h"
 
 /*
  * Deep enough for the frames below loop_attach() and the key derivation

@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 
-#include "crypto-internal.h"
+#include "crypto/crypto-internal.h"
 
 static size_t round_to_pages(size_t size)
 {

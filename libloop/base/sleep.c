@@ -8,7 +8,7 @@
 
 #include <time.h>
 
-#include "private.h"
+#include "base/private.h"
 
 void loop_usleep(unsigned long usec)
 {

@@ -13,8 +13,8 @@
 #include <unistd.h>
 #include <sys/wait.h>
 
-#include "private.h"
-#include "spawn.h"
+#include "base/private.h"
+#include "base/spawn.h"
 
 /* What the children tell the parent on the report pipe. */
 struct report {

@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "cli-options.h"
+#include "cli/cli-options.h"
 
 const struct opt_desc key_opts[] = {
 	LOOP_KEY_OPTIONS(LOOP_KEY_ANY_ROW)

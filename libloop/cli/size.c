@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "size.h"
+#include "cli/size.h"
 
 static int scale(uint64_t *x, unsigned int base, int power)
 {

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crypto-internal.h"
+#include "crypto/crypto-internal.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>

@@ -8,11 +8,11 @@
 #endif
 #include <string.h>
 
-#include "aesni-lmk-run.h"
+#include "crypto/aesni-lmk-run.h"
 
 /* only the x86-64 fused loops run batches */
 #if defined(__x86_64__)
-#include "md5-avx2.h"		/* lmk_last_block() */
+#include "crypto/md5-avx2.h"		/* lmk_last_block() */
 
 #define SEC LOOP_SECTOR_SIZE
 

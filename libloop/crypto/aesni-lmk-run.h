@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "crypto-internal.h"
+#include "crypto/crypto-internal.h"
 
 #define LMK_BATCH_MAX 32
 

@@ -29,11 +29,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crypto-internal.h"
+#include "crypto/crypto-internal.h"
 
 #if defined(__x86_64__)
-#include "aesni-lmk-run.h"
-#include "md5-avx512.h"
+#include "crypto/aesni-lmk-run.h"
+#include "crypto/md5-avx512.h"
 
 #define LMK_TARGET __attribute__((target("avx512f,avx512vl,vaes,aes")))
 #define SEC LOOP_SECTOR_SIZE

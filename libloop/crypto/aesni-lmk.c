@@ -28,11 +28,11 @@
 #endif
 #include <string.h>
 
-#include "crypto-internal.h"
+#include "crypto/crypto-internal.h"
 
 #if defined(__x86_64__)
-#include "aesni-lmk-run.h"
-#include "md5-avx2.h"
+#include "crypto/aesni-lmk-run.h"
+#include "crypto/md5-avx2.h"
 
 #define LMK_TARGET __attribute__((target("avx2,vaes,aes")))
 

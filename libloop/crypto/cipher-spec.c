@@ -22,7 +22,7 @@
 #include <gcrypt.h>
 #include <linux/loop.h>
 
-#include "crypto-internal.h"
+#include "crypto/crypto-internal.h"
 
 struct cipher_family {
 	const char *name;          /* lower case */

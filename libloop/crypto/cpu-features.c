@@ -13,7 +13,7 @@
 #include "config.h"
 #endif
 
-#include "crypto-internal.h"
+#include "crypto/crypto-internal.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>

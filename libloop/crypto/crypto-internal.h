@@ -9,7 +9,7 @@
 
 #include "libloop-crypto.h"
 
-#include "export.h"
+#include "base/export.h"
 
 /* the multi-key counts, CLO_MULTI_KEYS (v2) and CLO_MULTI_KEYS_V3 */
 #include "uapi/cryptoloop_abi.h"
@@ -58,7 +58,7 @@ int loop_pass_same(const struct loop_pass *a, const struct loop_pass *b);
  * @prompt on standard error */
 int loop_pass_read_terminal(struct loop_pass **pass, int fd, const char *prompt);
 
-#include "secure-mem.h"
+#include "base/secure-mem.h"
 
 /* gcrypt-init.c: make libgcrypt usable if the application has not. */
 int loop_gcrypt_init(void);

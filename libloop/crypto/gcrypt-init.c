@@ -15,7 +15,7 @@
 #include <string.h>
 #include <gcrypt.h>
 
-#include "crypto-internal.h"
+#include "crypto/crypto-internal.h"
 
 #define LOOP_GCRYPT_MIN_VERSION "1.8.0"
 

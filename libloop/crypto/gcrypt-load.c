@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <gcrypt.h>
 
-#include "private.h"
+#include "base/private.h"
 
 /* libgcrypt's ABI since 1.6 (2013) */
 #define GCRYPT_SONAME "libgcrypt.so.20"

@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "crypto-internal.h"
+#include "crypto/crypto-internal.h"
 
 struct loop_key {
 	size_t alloc_size;

@@ -30,7 +30,7 @@
 #include <strings.h>
 #include <gcrypt.h>
 
-#include "crypto-internal.h"
+#include "crypto/crypto-internal.h"
 
 #define LOOPAES_HASH_BUF 32
 

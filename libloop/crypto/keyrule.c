@@ -14,7 +14,7 @@
 #include <strings.h>
 #include <gcrypt.h>
 
-#include "crypto-internal.h"
+#include "crypto/crypto-internal.h"
 
 int loop_hash_rule_parse(struct loop_hash_rule *h, const struct loop_cipher_spec *spec,
 			 const char *name)

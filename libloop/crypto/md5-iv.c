@@ -16,7 +16,7 @@
 #endif
 #include <string.h>
 
-#include "crypto-internal.h"
+#include "crypto/crypto-internal.h"
 
 static inline uint32_t rol32(uint32_t x, unsigned int n)
 {

@@ -9,7 +9,7 @@
 #endif
 #include <stdlib.h>
 
-#include "crypto-internal.h"
+#include "crypto/crypto-internal.h"
 
 unsigned int loop_md5_lanes(void)
 {

@@ -15,10 +15,10 @@
 #endif
 #include <string.h>
 
-#include "crypto-internal.h"
+#include "crypto/crypto-internal.h"
 
 #if defined(__x86_64__)
-#include "md5-avx2.h"
+#include "crypto/md5-avx2.h"
 
 AVX2_TARGET void loop_lmk_iv_x16(uint8_t iv[16][16], const uint32_t seed_state[4],
 				 const uint8_t *const plain[16], const uint64_t iv_sector[16])

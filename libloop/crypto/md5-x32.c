@@ -19,13 +19,13 @@
 #endif
 #include <string.h>
 
-#include "crypto-internal.h"
+#include "crypto/crypto-internal.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-#include "md5-avx2.h"   /* lmk_last_block() */
-#include "md5-avx512.h"
+#include "crypto/md5-avx2.h"   /* lmk_last_block() */
+#include "crypto/md5-avx512.h"
 
 AVX512_TARGET void loop_lmk_iv_x32(uint8_t iv[32][16], const uint32_t seed_state[4],
 				   const uint8_t *const plain[32], const uint64_t iv_sector[32])

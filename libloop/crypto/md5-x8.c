@@ -12,10 +12,10 @@
 #endif
 #include <string.h>
 
-#include "crypto-internal.h"
+#include "crypto/crypto-internal.h"
 
 #if defined(__x86_64__)
-#include "md5-avx2.h"
+#include "crypto/md5-avx2.h"
 
 int loop_md5_x8_available(void)
 {

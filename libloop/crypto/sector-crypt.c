@@ -21,7 +21,7 @@
 #include <string.h>
 #include <gcrypt.h>
 
-#include "crypto-internal.h"
+#include "crypto/crypto-internal.h"
 
 enum iv_kind { IV_PLAIN32, IV_PLAIN64, IV_LMK };
 

@@ -9,7 +9,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "private.h"
+#include "base/private.h"
 
 /* Run one control ioctl. Returns its non-negative result or -errno. */
 static int control_ioctl(enum loopdev_kind kind, unsigned long req, long arg)

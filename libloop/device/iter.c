@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "private.h"
+#include "base/private.h"
 
 struct loopdev_iter {
 	DIR *dir;

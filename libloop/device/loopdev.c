@@ -12,7 +12,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "private.h"
+#include "base/private.h"
 
 static const struct {
 	const char *stem;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "private.h"
+#include "base/private.h"
 
 LIBLOOP_EXPORT int loopdev_is_backed_by(struct loopdev *ld, const struct stat *st,
 					const char *file, uint64_t offset,

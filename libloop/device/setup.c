@@ -11,7 +11,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "private.h"
+#include "base/private.h"
 
 #define BUSY_TRIES	64
 #define BUSY_DELAY_US	200000

@@ -16,7 +16,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "private.h"
+#include "base/private.h"
 
 /* Strip the trailing newline sysfs adds. Returns the new length. */
 int loop_sysfs_chomp(char *text)

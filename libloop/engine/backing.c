@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "private.h"
-#include "engine-private.h"
+#include "base/private.h"
+#include "engine/engine-private.h"
 
 void loop_engine_image_config(struct loopdev_config *lc, const struct loop_engine_config *cfg,
 			      const struct loop_state *st, uint32_t keep_flags)

@@ -19,9 +19,9 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "private.h"
-#include "engine-private.h"
-#include "dm.h"
+#include "base/private.h"
+#include "engine/engine-private.h"
+#include "engine/dm.h"
 
 int dm_is_direct(const struct loop_state *st)
 {

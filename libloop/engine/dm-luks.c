@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dm.h"
+#include "engine/dm.h"
 
 /* libloop never prints */
 static void quiet_log(int level, const char *msg, void *usrptr)

@@ -46,10 +46,10 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "private.h"
-#include "engine-private.h"
-#include "dm.h"
-#include "secure-mem.h"
+#include "base/private.h"
+#include "engine/engine-private.h"
+#include "engine/dm.h"
+#include "base/secure-mem.h"
 #include "uapi/cryptoloop_abi.h"
 
 #define DM_CONTROL	"/dev/mapper/control"

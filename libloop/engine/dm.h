@@ -5,7 +5,7 @@
 
 #include <libcryptsetup.h>
 
-#include "engine-private.h"
+#include "engine/engine-private.h"
 
 #define ID_PREFIX	"dm."
 /* A direct mapping's record id is ID_PREFIX and the mapping's name. */

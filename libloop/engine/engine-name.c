@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <strings.h>
 
-#include "private.h"
+#include "base/private.h"
 
 static const char *const engine_names[] = {
 	[LOOP_ENGINE_AUTO] = "auto",

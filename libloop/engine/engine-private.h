@@ -10,7 +10,7 @@
 #include <sys/types.h>
 
 #include "libloop.h"
-#include "private.h"
+#include "base/private.h"
 
 /*
  * One attached encrypted device, as recorded in LOOP_STATE_DIR/<id>/state.

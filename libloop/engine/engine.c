@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "private.h"
-#include "engine-private.h"
+#include "base/private.h"
+#include "engine/engine-private.h"
 
 /* How long a detach may take once the device is closed: 1 s. */
 #define DETACH_WAIT_TRIES	100

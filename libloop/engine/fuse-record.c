@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "private.h"
-#include "engine-private.h"
+#include "base/private.h"
+#include "engine/engine-private.h"
 
 /* Start time (clock ticks since boot) of @pid, 0 when it is gone or a zombie. */
 unsigned long long loop_pid_start(pid_t pid)

@@ -19,11 +19,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "private.h"
-#include "crypto-internal.h"
-#include "engine-private.h"
-#include "key-handover.h"
-#include "spawn.h"
+#include "base/private.h"
+#include "crypto/crypto-internal.h"
+#include "engine/engine-private.h"
+#include "engine/key-handover.h"
+#include "base/spawn.h"
 
 /* The daemon opens the image and mounts in well under a second. */
 #define READY_TIMEOUT_MS	30000

@@ -12,9 +12,9 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "private.h"
-#include "key-handover.h"
-#include "secure-mem.h"
+#include "base/private.h"
+#include "engine/key-handover.h"
+#include "base/secure-mem.h"
 
 LIBLOOP_PRIVATE_EXPORT int loop_keymsg_send(int fd, const struct loop_cipher_spec *spec,
 		     const struct loop_key *key, uint64_t iv_offset)

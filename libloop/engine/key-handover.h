@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "libloop-crypto.h"
-#include "private.h"
+#include "base/private.h"
 #include "uapi/cryptoloop_abi.h"
 
 #define LOOP_KEYMSG_MAGIC	"CLKEY01"

@@ -16,10 +16,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "private.h"
+#include "base/private.h"
 #include "uapi/cryptoloop_abi.h"
-#include "engine-private.h"
-#include "secure-mem.h"
+#include "engine/engine-private.h"
+#include "base/secure-mem.h"
 
 /* Hand 64/65 keys to the bound device; the buffer is locked and wiped. */
 static int set_multi_key(struct loopdev *ld, const struct loop_key *key)

@@ -15,8 +15,8 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "private.h"
-#include "engine-private.h"
+#include "base/private.h"
+#include "engine/engine-private.h"
 
 /* in version order: index 0 takes either version */
 static const struct loop_cipher_info luks_names[] = {

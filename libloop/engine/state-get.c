@@ -9,8 +9,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "private.h"
-#include "engine-private.h"
+#include "base/private.h"
+#include "engine/engine-private.h"
 
 LIBLOOP_EXPORT int loop_state_new(struct loop_state **st)
 {

@@ -15,8 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "private.h"
-#include "engine-private.h"
+#include "base/private.h"
+#include "engine/engine-private.h"
 
 LIBLOOP_EXPORT int loop_state_alive(const struct loop_state *st)
 {

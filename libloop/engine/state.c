@@ -23,8 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "private.h"
-#include "engine-private.h"
+#include "base/private.h"
+#include "engine/engine-private.h"
 
 /* A directory without a record is an attach in progress for this long. */
 #define ORPHAN_GRACE_SEC 60

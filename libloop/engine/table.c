@@ -5,8 +5,8 @@
 #include <dlfcn.h>
 #include <pthread.h>
 
-#include "private.h"
-#include "engine-private.h"
+#include "base/private.h"
+#include "engine/engine-private.h"
 
 /* NULL for dm: its table is in a module (module.c), loaded on first use. */
 static const struct loop_engine_ops *const engine_ops[] = {

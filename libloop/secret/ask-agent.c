@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "crypto-internal.h"
+#include "crypto/crypto-internal.h"
 
 #define ASK_DIR_DEFAULT "/run/systemd/ask-password"
 #define SYSTEMD_RUNNING "/run/systemd/system"

@@ -21,8 +21,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ask.h"
-#include "crypto-internal.h"
+#include "secret/ask.h"
+#include "crypto/crypto-internal.h"
 
 /* How long an agent's question stays up: for ever (0), as systemd-cryptsetup's
  * questions at boot; a person who is slow to answer must not end in

@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "gpg-home.h"
+#include "secret/gpg-home.h"
 
 /* The home gpg picks by itself: $GNUPGHOME, else ~/.gnupg with ~ from
  * $HOME or, failing that, the password database. */

@@ -21,9 +21,9 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 
-#include "crypto-internal.h"
-#include "gpg-home.h"
-#include "spawn.h"
+#include "crypto/crypto-internal.h"
+#include "secret/gpg-home.h"
+#include "base/spawn.h"
 
 /*
  * gpg gets a clean environment, not the caller's: only a fixed PATH,

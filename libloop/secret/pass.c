@@ -18,7 +18,7 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "crypto-internal.h"
+#include "crypto/crypto-internal.h"
 
 struct loop_pass {
 	size_t alloc_size;

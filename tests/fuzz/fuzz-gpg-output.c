@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "libloop-crypto.h"
-#include "crypto-internal.h"
+#include "crypto/crypto-internal.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -13,7 +13,7 @@
 #include <errno.h>
 #include <strings.h>
 
-#include "crypto-internal.h"
+#include "crypto/crypto-internal.h"
 #include "fuzz.h"
 
 static const char *const specs[] = { "aes", "aes-cbc-plain64", "AES128", "AES256",

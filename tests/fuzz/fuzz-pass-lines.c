@@ -10,7 +10,7 @@
 
 #include <errno.h>
 
-#include "crypto-internal.h"
+#include "crypto/crypto-internal.h"
 #include "fuzz.h"
 
 /* The length of the line starting at @in: up to '\n', NUL or the end. */

@@ -5,7 +5,7 @@
 #include <errno.h>
 
 #include "libloop.h"
-#include "size.h"
+#include "cli/size.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

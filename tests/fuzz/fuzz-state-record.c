@@ -9,7 +9,7 @@
 #include <errno.h>
 
 #include "libloop.h"
-#include "engine-private.h"
+#include "engine/engine-private.h"
 #include "fuzz.h"
 
 static char text[3 * 3 * 4096 + 4096];

@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "libloop-crypto.h"
-#include "crypto-internal.h"
+#include "crypto/crypto-internal.h"
 
 static int die(const char *what, int r)
 {

@@ -12,7 +12,7 @@
 #include <gcrypt.h>
 
 #include "libloop-crypto.h"
-#include "crypto-internal.h"
+#include "crypto/crypto-internal.h"
 #include "tap.h"
 
 int main(void)

@@ -26,7 +26,7 @@
 #include <unistd.h>
 #include <gcrypt.h>
 
-#include "crypto-internal.h"
+#include "crypto/crypto-internal.h"
 #include "tap.h"
 #include "crypto-paths.h"
 

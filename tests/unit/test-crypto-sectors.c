@@ -16,7 +16,7 @@
 #include <string.h>
 #include <gcrypt.h>
 
-#include "crypto-internal.h"
+#include "crypto/crypto-internal.h"
 #include "tap.h"
 #include "crypto-paths.h"
 

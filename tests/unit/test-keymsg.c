@@ -12,7 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "key-handover.h"
+#include "engine/key-handover.h"
 #include "tap.h"
 
 static int roundtrip(const struct loop_cipher_spec *spec, const struct loop_key *key,

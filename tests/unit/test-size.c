@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "libloop.h"
-#include "size.h"
+#include "cli/size.h"
 #include "tap.h"
 
 static void good(const char *s, uint64_t want)

@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "spawn.h"
+#include "base/spawn.h"
 #include "tap.h"
 
 /* Run "sh -c SCRIPT" with @fds (plus our pipe as fd 9 for its output);

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "libloop.h"
-#include "engine-private.h"
+#include "engine/engine-private.h"
 #include "tap.h"
 
 static char buf[3 * 8192 * 3];

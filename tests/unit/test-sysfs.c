@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "private.h"
+#include "base/private.h"
 #include "tap.h"
 
 static void write_attr(const char *dir, const char *name, const char *text)
