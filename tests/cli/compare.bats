@@ -4,7 +4,7 @@ bats_require_minimum_version 1.5.0
 # unstable), over the same scenarios on the same devices: stdout, stderr
 # and exit status must be util-linux 2.42's. Where 2.41 differs, the test
 # checks that it does (losetup.8 lists each difference). The binaries come
-# from the chroots tests/vm/fetch-kernel builds, run with their own loader
+# from the chroots tests/vm/host/fetch-kernel builds, run with their own loader
 # and libraries; without them the whole file is skipped, never passed.
 # Ours runs with the same loader and libraries beside each: the table
 # layout is libsmartcols', whose widths with -n changed in 2.41 and 2.42.

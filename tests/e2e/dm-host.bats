@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # The dm engine where it cannot run: a host without device-mapper, or with
 # device-mapper but no dm-crypt target (this project's build machines).
-# The engine itself is tested in the VM (tests/vm/dm-engine.bats).
+# The engine itself is tested in the VM (tests/vm/suites/dm-engine.bats).
 
 load helpers
 
@@ -24,7 +24,7 @@ dm_crypt_usable() {
 	fi
 	[[ "$output" != *"not built into this losetup"* ]]
 	if [ -e /dev/mapper/control ] && dm_crypt_usable; then
-		skip "dm-crypt is usable here: tests/vm/dm-engine.bats covers the engine"
+		skip "dm-crypt is usable here: tests/vm/suites/dm-engine.bats covers the engine"
 	fi
 	[ "$status" -eq 1 ]
 	if [ -e /dev/mapper/control ]; then

@@ -5,7 +5,7 @@
 # header is named, and without dm-crypt (this project's build machines)
 # the dm engine's absence is. Nothing is attached by any of them, and no
 # passphrase is asked for. Opening volumes needs dm-crypt: the VM does it
-# (tests/vm/luks-open.bats).
+# (tests/vm/suites/luks-open.bats).
 
 load helpers
 
@@ -84,7 +84,7 @@ teardown() { e2e_teardown; }
 	if [ -e /sys/module/dm_crypt ] ||
 	   grep -qs '/dm-crypt.ko' "/lib/modules/$(uname -r)/modules.dep" \
 		"/lib/modules/$(uname -r)/modules.builtin"; then
-		skip "dm-crypt is usable here: tests/vm/luks-open.bats opens volumes"
+		skip "dm-crypt is usable here: tests/vm/suites/luks-open.bats opens volumes"
 	fi
 	run "$LOSETUP" -e luks -p 3 -f --show "$LUKS" 3< "$TESTDIR/pass"
 	[ "$status" -eq 1 ]

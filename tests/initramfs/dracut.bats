@@ -5,7 +5,7 @@
 # initramfs-tools before dracut was installed) stays 0644, with the
 # root's gpg key file in it.  The module's install() is run here with
 # stand-ins for dracut's functions (dracut is not on the host; the VM's
-# tests/vm/root-boot-dracut runs the real one).
+# tests/boot/root-boot-dracut runs the real one).
 bats_require_minimum_version 1.5.0
 
 load helpers

@@ -2,7 +2,7 @@
 # The helpers every bats suite shares: a scratch directory per test, and
 # one attach/track/teardown.  Each suite's helpers.bash sources this file
 # and adds what only it needs.  Works on the host and in the test VMs
-# (tests/vm/run, tests/vm/legacy/boot-5.10), where the guest's /tmp is
+# (tests/vm/host/run, tests/vm/legacy/boot-5.10), where the guest's /tmp is
 # its own tmpfs.
 #
 # What a test attaches, mounts or opens is written to a registry file in
@@ -12,7 +12,7 @@
 # "losetup -D", never a device another user attached since.
 #
 # A suite chooses how devices are made before it calls attach:
-#   ATTACH_WITH    losetup (the default) or clctl (tests/vm/clctl.c)
+#   ATTACH_WITH    losetup (the default) or clctl (tests/vm/progs/clctl.c)
 #   LOSETUP        losetup mode: the losetup to attach and list with
 #   ATTACH_ENGINE  losetup mode: --engine for attach, unless ARGS name one
 #   CLCTL          clctl mode: the ioctl tool

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # util-linux's newer programs on this host: Debian trixie's (2.41) and
-# sid's (2.42) root filesystems, which tests/vm/fetch-kernel makes, hold
+# sid's (2.42) root filesystems, which tests/vm/host/fetch-kernel makes, hold
 # them.  They run here with their own loader and libraries, and so can
 # ours, to meet the libsmartcols and libmount of that release.  Sourced by
 # the suites that compare with them, after tests/lib/common.bash.
@@ -24,7 +24,7 @@ ul_have() {
 # every SUITE's root filesystem is there
 ul_need() {
 	ul_have "$@" ||
-		skip "no Debian $* root filesystem in $UL_CACHE (tests/vm/fetch-kernel $*): util-linux of $* NOT compared"
+		skip "no Debian $* root filesystem in $UL_CACHE (tests/vm/host/fetch-kernel $*): util-linux of $* NOT compared"
 }
 
 # ul_cmd SUITE BINARY [LIBDIR]: the words of a command that runs BINARY

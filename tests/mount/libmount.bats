@@ -5,7 +5,7 @@
 # libmount, run with that root filesystem's loader and libraries, as
 # they would run there): which options reach the helper, what utab
 # records, which helper umount calls.  The 2.41 tests are skipped, and
-# counted so, without the trixie root filesystem of tests/vm/fetch-kernel.
+# counted so, without the trixie root filesystem of tests/vm/host/fetch-kernel.
 # man/mount.cryptoloop.8 (LIBMOUNT VERSIONS) says what this found.
 bats_require_minimum_version 1.5.0
 

@@ -23,7 +23,7 @@ teardown() {
 }
 
 # gpg_root: $IMG, ext4 encrypted by aespipe (multi-key v3, the KAT's 65-key
-# gpg file), as tests/vm/root-disks makes the root; $K the key file
+# gpg file), as tests/boot/root-disks makes the root; $K the key file
 gpg_root() {
 	kat_gpgkey
 	K="$top_srcdir/tests/kat/pass/kf65.gpg"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # cryptoloop-reencrypt --luks2 results opened by cryptsetup with dm-crypt,
 # which this host does not have: the images are made here with the build
-# tree's tool, then a Debian 6.1 guest (tests/vm/run) opens them.
+# tree's tool, then a Debian 6.1 guest (tests/vm/host/run) opens them.
 #   tests/reencrypt/vm-luks2.sh BUILD_DIR      prints TAP
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -41,4 +41,4 @@ printf '%b' "$(sed 's/../\\x&/g' <<<"$vk")" > "$dir/vk2"
 [ "$(stat -c %s "$dir/vk2")" -eq 32 ] || { echo "cannot get the volume key of hdr2" >&2; exit 1; }
 
 cd "$src"
-tests/vm/run --timeout 900 -- bash tests/reencrypt/guest-luks2.sh "$dir"
+tests/vm/host/run --timeout 900 -- bash tests/reencrypt/guest-luks2.sh "$dir"

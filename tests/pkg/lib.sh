@@ -1,0 +1,120 @@
+# shellcheck shell=bash disable=SC2034 # what the stage files read
+# SPDX-License-Identifier: GPL-2.0-or-later
+# What the pkg tier's stages share (tests/pkg/check sources it, in the
+# source tree's root, with BUILD set): the cache of chroots, throwaway
+# overlays over them, commands inside them, and the stages' TAP.
+CACHE=${CLVM_PKG_CACHE:-${CLVM_KERNEL_CACHE:-/var/cache/cryptoloop-vm}/pkg}
+MIRROR=$(tools/debian-mirror) || exit 1
+# CLVM_PKG_SUITES=trixie: one suite only (for a quick rerun)
+SUITES=${CLVM_PKG_SUITES:-bookworm trixie}
+VERSION=$(dpkg-parsechangelog -l debian/changelog -S Version)
+# the previous version the upgrade starts from: these packages, repacked
+UPVER=${VERSION%%-*}
+PREV=${VERSION}~prev1
+t0=$SECONDS
+say() { echo "pkg: [+$((SECONDS - t0))s] $*"; }
+
+mounts=()
+tmpdirs=()
+cleanup() {
+	local i
+	for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do
+		umount "${mounts[$i]}" 2>/dev/null || umount -l "${mounts[$i]}" 2>/dev/null || true
+	done
+	for i in "${tmpdirs[@]}"; do rm -rf "$i"; done
+}
+trap cleanup EXIT
+
+in_chroot() {
+	local root=$1
+	shift
+	chroot "$root" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+		HOME=/root LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive INITRD=No "$@"
+}
+apt_in() {
+	local root=$1
+	shift
+	in_chroot "$root" apt-get -q -y -o APT::Install-Recommends=false \
+		-o Dpkg::Use-Pty=false "$@"
+}
+
+# overlay LOWER SUITE NAME: a throwaway chroot over LOWER, with /proc and
+# the suite's persistent apt archive, in $root. Not in a $(...) subshell:
+# cleanup must see what it mounted.
+overlay() {
+	local lower=$1 suite=$2 name=$3 t
+	t=$(mktemp -d "/var/tmp/cryptoloop-pkg-$name.XXXXXX")
+	tmpdirs+=("$t")
+	mkdir -p "$t/upper" "$t/work" "$t/root" "$CACHE/$suite/archives/partial"
+	mount -t overlay overlay -o "lowerdir=$lower,upperdir=$t/upper,workdir=$t/work" "$t/root"
+	mounts+=("$t/root")
+	mount -t proc proc "$t/root/proc"
+	mounts+=("$t/root/proc")
+	mount --bind "$CACHE/$suite/archives" "$t/root/var/cache/apt/archives"
+	mounts+=("$t/root/var/cache/apt/archives")
+	root=$t/root
+}
+
+# bootstrap SUITE VARIANT DIR: a cached debootstrap tree (stamp .bootstrapped)
+bootstrap() {
+	local suite=$1 variant=$2 dir=$3
+	[ -e "$dir/.bootstrapped" ] && return 0
+	curl -fsS -m 30 -o /dev/null "$MIRROR/dists/$suite/Release" ||
+		{ echo "pkg: SKIP: cannot reach $MIRROR/dists/$suite" >&2; exit 77; }
+	rm -rf "$dir"
+	say "debootstrap --variant=$variant $suite"
+	debootstrap --variant="$variant" "$suite" "$dir" "$MIRROR" >"$dir.log" 2>&1 ||
+		{ tail -n 15 "$dir.log" >&2; die "debootstrap $variant $suite failed"; }
+	touch "$dir/.bootstrapped"
+}
+
+# build_root SUITE: the buildd chroot with this tree's Build-Depends (and
+# lintian in trixie's), cached; a change of debian/control adds what is new
+build_root() {
+	local suite=$1 dir=$CACHE/$1/build deps want
+	bootstrap "$suite" buildd "$dir"
+	deps=$(sed -n '/^Build-Depends:/,/^[^ ]/p' debian/control | sed '$d' |
+		sed 's/^Build-Depends://' | tr -d '\n' | tr -s ' ' | sed 's/^ //; s/,$//')
+	# ccache: a rerun compiles nothing the last one did (build_suite)
+	want="$deps, ccache"
+	[ "$suite" = trixie ] && want="$want, lintian"
+	if [ "$(cat "$dir/.deps" 2>/dev/null)" != "$want" ]; then
+		say "installing the build dependencies in the $suite buildd chroot"
+		{ apt_in "$dir" update && apt_in "$dir" satisfy "$want"; } >"$CACHE/$suite/deps.log" 2>&1 ||
+			{ tail -n 15 "$CACHE/$suite/deps.log" >&2; die "installing $suite's build dependencies failed"; }
+		echo "$want" >"$dir/.deps"
+	fi
+}
+
+# the tree as git sees it (tracked and new files, not what is ignored),
+# without BUILD if it is inside the tree
+tree_tar() {
+	local rel=${BUILD#"$PWD"/}
+	[ "$rel" != "$BUILD" ] || rel=//
+	git ls-files -z --cached --others --exclude-standard |
+		grep -zv -e "^$rel/" | tar -c --null --no-recursion -T -
+}
+
+
+# TAP into BUILD/vm-pkg-NAME.tap (tests/lib/tap.sh), shown as it comes:
+# pkg_tap NAME, then check DESC CMD... (output to $tap_log), pkg_tap_close
+# shellcheck source=tests/lib/tap.sh
+. tests/lib/tap.sh
+TAP_TEE=1
+tap_log=/dev/null
+failed=0
+pkg_tap() { tap_open "$BUILD/vm-pkg-$1.tap"; }
+check() {
+	TAP_LOG=$tap_log
+	tap_check "$@"
+}
+pkg_tap_close() { tap_close || failed=1; }
+
+# debs DIR PKG...: the chroot's paths of these packages' .debs in /debs/DIR
+debs() {
+	local dir=$1 p
+	shift
+	for p; do
+		echo "/debs/$dir/$(cd "$root/debs/$dir" && ls "${p}"_*.deb)"
+	done
+}
