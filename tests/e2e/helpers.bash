@@ -152,18 +152,20 @@ le_iv() {
 	echo "$out"
 }
 
-# openssl_check IMAGE DEV KEYHEX IVBYTES OFFSET_SECTORS SECTOR...: each
-# device sector equals the image's sector decrypted by openssl
+# openssl_check IMAGE PLAIN KEYHEX IVBYTES OFFSET_SECTORS SECTOR...: each
+# sector of PLAIN (a device, read past the page cache, or a file holding
+# what was written) equals the image's sector decrypted by openssl
 # (AES-256-CBC, IV = le(file sector) in IVBYTES bytes)
 openssl_check() {
-	local img=$1 dev=$2 key=$3 ivb=$4 off=$5 s fs
+	local img=$1 plain=$2 key=$3 ivb=$4 off=$5 s fs direct=()
 	shift 5
+	[ ! -b "$plain" ] || direct=(iflag=direct)
 	for s in "$@"; do
 		fs=$((s + off))
 		cmp <(dd if="$img" bs=512 skip="$fs" count=1 status=none |
 			openssl enc -d -aes-256-cbc -nopad -K "$key" -iv "$(le_iv "$fs" "$ivb")") \
-		    <(dd if="$dev" bs=512 skip="$s" count=1 iflag=direct status=none) ||
-			fail "sector $s: the image does not decrypt to the device's data (openssl)"
+		    <(dd if="$plain" bs=512 skip="$s" count=1 "${direct[@]}" status=none) ||
+			fail "sector $s: the image does not decrypt to $plain's data (openssl)"
 	done
 }
 

@@ -10,6 +10,10 @@
 #   tap_skip DESC REASON   one that could not run, and why
 #   tap_check DESC CMD...  ok when CMD succeeds
 #   tap_close              the plan line; fails when a test failed
+#   tap_suspend, tap_resume  set the open plan aside while another one
+#                          (say a stage nested in a stage's chroot) opens
+#                          and closes, then carry on where it stopped;
+#                          one level deep
 #
 # A harness that cannot run at all (no archive, no peer tool) prints no
 # plan and exits 77: tools/check counts it as a skipped suite, by name.
@@ -53,6 +57,16 @@ tap_check() {
 	else
 		tap_not_ok "$_tap_desc"
 	fi
+}
+
+tap_suspend() {
+	_tap_saved="$TAP_FILE" _tap_saved_log=$TAP_LOG
+	_tap_saved_n=$TAP_N _tap_saved_failed=$TAP_FAILED
+}
+
+tap_resume() {
+	TAP_FILE=$_tap_saved TAP_LOG=$_tap_saved_log
+	TAP_N=$_tap_saved_n TAP_FAILED=$_tap_saved_failed
 }
 
 tap_close() {

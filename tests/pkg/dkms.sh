@@ -39,13 +39,15 @@ dkms_cycle() {
 	check "trixie: the install shows the Secure Boot note (mokutil --import /var/lib/dkms/mok.pub)" \
 		eval 'tr -d "\r" <"$out" | tr "\n" " " | grep -q "mokutil --import /var/lib/dkms/mok.pub"'
 	if want initramfs; then
-		local dkms_tap=$TAP_FILE dkms_n=$TAP_N dkms_failed=$TAP_FAILED dkms_log=$tap_log
+		local dkms_log=$tap_log
+		tap_suspend
 		pkg_tap initramfs-trixie
 		tap_log=$BUILD/vm-pkg-initramfs-trixie.log
 		: >"$tap_log"
 		initramfs_checks "$k1"
 		pkg_tap_close
-		TAP_FILE=$dkms_tap TAP_N=$dkms_n TAP_FAILED=$dkms_failed tap_log=$dkms_log
+		tap_resume
+		tap_log=$dkms_log
 	fi
 	check "trixie: a second kernel installed afterwards (linux-image-cloud-amd64 with headers) gets the module too" \
 		eval 'apt_in "$root" install linux-image-cloud-amd64 linux-headers-cloud-amd64 &&
