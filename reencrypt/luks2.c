@@ -93,24 +93,63 @@ static void log_errors(int level, const char *msg, void *usrptr)
 		fprintf(stderr, "%s: %s", program_invocation_short_name, msg);
 }
 
-/* --iter-time: what the keyslot's PBKDF costs, as cryptsetup's option */
-static int set_iter_time(struct crypt_device *cd, uint32_t iter_ms)
+/*
+ * --pbkdf, --iter-time, --pbkdf-force-iterations and --pbkdf-memory, as
+ * cryptsetup luksFormat reads them; libcryptsetup checks the values
+ * (pbkdf2 at least 1000 iterations, argon2 a time cost of at least 4) and
+ * says what is wrong through log_errors.
+ */
+static int set_pbkdf(struct crypt_device *cd, const struct luks2_pbkdf *want)
 {
-	struct crypt_pbkdf_type pbkdf;
 	const struct crypt_pbkdf_type *def = crypt_get_pbkdf_default(CRYPT_LUKS2);
+	struct crypt_pbkdf_type pbkdf;
+	bool argon2;
 
-	if (!iter_ms)
+	if (!want->type && !want->time_ms && !want->iterations && !want->memory_kib)
 		return 0;
 	if (!def)
 		return -EINVAL;
 	pbkdf = *def;
-	pbkdf.time_ms = iter_ms;
+	if (want->type)
+		pbkdf.type = want->type;
+	argon2 = strcmp(pbkdf.type, CRYPT_KDF_PBKDF2) != 0;
+	if (!argon2) {
+		pbkdf.max_memory_kb = 0;
+		pbkdf.parallel_threads = 0;
+	} else if (!pbkdf.max_memory_kb) {
+		/* from a pbkdf2 default (a FIPS build): cryptsetup's own */
+		pbkdf.max_memory_kb = 1024 * 1024;
+		pbkdf.parallel_threads = 4;
+	}
+	if (want->time_ms)
+		pbkdf.time_ms = want->time_ms;
+	if (want->memory_kib)
+		pbkdf.max_memory_kb = want->memory_kib;
+	if (want->iterations) {
+		pbkdf.iterations = want->iterations;
+		pbkdf.time_ms = 0;
+		pbkdf.flags |= CRYPT_PBKDF_NO_BENCHMARK;
+	}
 	return crypt_set_pbkdf_type(cd, &pbkdf);
 }
 
+int luks2_pbkdf_check(const struct luks2_pbkdf *pbkdf)
+{
+	struct crypt_device *cd;
+	int rc;
+
+	crypt_set_log_callback(NULL, log_errors, NULL);
+	rc = crypt_init(&cd, NULL);
+	if (rc < 0)
+		return rc;
+	rc = set_pbkdf(cd, pbkdf);
+	crypt_free(cd);
+	return rc;
+}
+
 struct luks2_target *luks2_open(const char *header, const char *image,
-				const char *cipher, uint64_t data_off, uint32_t iter_ms,
-				const struct loop_pass *pass, bool resuming,
+				const char *cipher, uint64_t data_off,
+				const struct luks2_pbkdf *pbkdf, const struct loop_pass *pass, bool resuming,
 				struct loop_key **key, char *name, size_t namesz)
 {
 	struct crypt_params_luks2 params = { .sector_size = 512 };
@@ -158,7 +197,7 @@ struct luks2_target *luks2_open(const char *header, const char *image,
 			rc = crypt_set_data_offset(t->cd, data_off / 512);
 		params.data_device = image;
 		if (!rc)
-			rc = set_iter_time(t->cd, iter_ms);
+			rc = set_pbkdf(t->cd, pbkdf);
 		if (!rc)
 			rc = crypt_format(t->cd, CRYPT_LUKS2, alg, mode, NULL, (const char *)t->vk,
 					  len, &params);

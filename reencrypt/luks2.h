@@ -16,20 +16,36 @@
 struct luks2_target;
 struct job;
 
+/*
+ * The keyslot's key derivation, as cryptsetup luksFormat's options: a 0 or
+ * NULL field keeps libcryptsetup's default. @iterations (pbkdf2's count,
+ * argon2's time cost) skips the benchmark; without it, @time_ms is what
+ * the benchmark aims at and @memory_kib argon2's ceiling.
+ */
+struct luks2_pbkdf {
+	const char *type;	/* CRYPT_KDF_PBKDF2, _ARGON2I or _ARGON2ID */
+	uint32_t time_ms;
+	uint32_t iterations;
+	uint32_t memory_kib;
+};
+
 /* what libcryptsetup's default LUKS2 header and keyslot areas take */
 #define LUKS2_HEADER_BYTES (16u << 20)
+
+/* whether libcryptsetup takes @pbkdf (it says why not): 0 or -errno */
+int luks2_pbkdf_check(const struct luks2_pbkdf *pbkdf);
 
 /*
  * Create the header (fresh start) or unlock it (@resuming), and set up
  * the data cipher. @cipher: "aes-xts-plain64" style, NULL for that
  * default. @data_off: where the data starts in the image, in bytes.
- * @iter_ms: the keyslot's PBKDF time (0: libcryptsetup's default).
+ * @pbkdf: the new keyslot's key derivation.
  * The volume key is returned in @key (for the journal's key check).
  * Dies with a message on failure.
  */
 struct luks2_target *luks2_open(const char *header, const char *image,
-				const char *cipher, uint64_t data_off, uint32_t iter_ms,
-				const struct loop_pass *pass, bool resuming,
+				const char *cipher, uint64_t data_off,
+				const struct luks2_pbkdf *pbkdf, const struct loop_pass *pass, bool resuming,
 				struct loop_key **key, char *name, size_t namesz);
 
 /* @nsectors 512-byte sectors; @sector counts from the start of the data. */

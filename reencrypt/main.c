@@ -40,6 +40,9 @@ enum {
 	OPT_HEADER,
 	OPT_CIPHER,
 	OPT_ITER_TIME,
+	OPT_PBKDF,
+	OPT_PBKDF_ITERATIONS,
+	OPT_PBKDF_MEMORY,
 };
 
 /* exit status when interrupted by a signal: run again to resume */
@@ -59,7 +62,10 @@ static const struct opt_desc own_opts[] = {
 	{ "luks2",    no_argument,       OPT_LUKS2, NULL, "after --new: make the image the data of a LUKS2 volume", SEC_COMMANDS },
 	{ "header",   required_argument, OPT_HEADER, "<file>", "with --luks2: the LUKS2 header goes to <file>, not into the image", SEC_COMMANDS },
 	{ "cipher",   required_argument, OPT_CIPHER, "<spec>", "with --luks2: the cipher (default aes-xts-plain64)", SEC_COMMANDS },
+	{ "pbkdf",    required_argument, OPT_PBKDF, "<type>", "with --luks2: pbkdf2, argon2i or argon2id (libcryptsetup's default)", SEC_COMMANDS },
 	{ "iter-time", required_argument, OPT_ITER_TIME, "<ms>", "with --luks2: milliseconds of PBKDF for the passphrase", SEC_COMMANDS },
+	{ "pbkdf-force-iterations", required_argument, OPT_PBKDF_ITERATIONS, "<num>", "with --luks2: this PBKDF cost, no benchmark", SEC_COMMANDS },
+	{ "pbkdf-memory", required_argument, OPT_PBKDF_MEMORY, "<kiB>", "with --luks2: argon2's memory cost", SEC_COMMANDS },
 	{ "journal",  required_argument, OPT_JOURNAL, "<file>", "progress journal (default <image>.reencrypt)", SEC_COMMANDS },
 	{ "progress", required_argument, OPT_PROGRESS, "<when>", "auto (on a terminal), always or never", SEC_COMMANDS },
 	{ "verify",   no_argument,       OPT_VERIFY, NULL, "read back and compare every chunk as it goes", SEC_COMMANDS },
@@ -81,7 +87,7 @@ struct cmdline {
 	bool luks2;
 	const char *header;
 	const char *cipher;
-	uint32_t iter_ms;
+	struct luks2_pbkdf pbkdf;
 };
 
 static void __attribute__((noreturn)) usage(void)
@@ -111,17 +117,62 @@ static void __attribute__((noreturn)) try_help(void)
 	exit(EXIT_FAILURE);
 }
 
-static uint32_t iter_time_or_die(const char *arg)
+/* a count for option @c in @min..@max, or the program ends saying so */
+static uint32_t count_or_die(int c, const char *arg, const char *what, unsigned long min,
+			     unsigned long max)
 {
 	char *end;
 	unsigned long v;
 
 	errno = 0;
 	v = strtoul(arg, &end, 10);
-	if (errno || end == arg || *end || !v || v > 3600000)
-		errx(EXIT_FAILURE, "--iter-time: '%s' is not a number of milliseconds "
-		     "(1 to 3600000)", arg);
+	if (errno || end == arg || *end || v < min || v > max)
+		errx(EXIT_FAILURE, "--%s: '%s' is not a number of %s (%lu to %lu)",
+		     opt_find(tables, NTABLES, c)->name, arg, what, min, max);
 	return (uint32_t)v;
+}
+
+static const char *pbkdf_type_or_die(const char *arg)
+{
+	static const char *const types[] = {
+		"pbkdf2", "argon2i", "argon2id",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (!strcmp(arg, types[i]))
+			return types[i];
+	errx(EXIT_FAILURE, "--pbkdf: '%s' is not pbkdf2, argon2i or argon2id", arg);
+}
+
+/* the options that shape the LUKS2 target; check_luks2_options sees
+ * them together */
+static void parse_luks2_option(struct cmdline *cl, int c, const char *arg)
+{
+	switch (c) {
+	case OPT_LUKS2:
+		cl->luks2 = true;
+		break;
+	case OPT_HEADER:
+		cl->header = arg;
+		break;
+	case OPT_CIPHER:
+		cl->cipher = arg;
+		break;
+	case OPT_PBKDF:
+		cl->pbkdf.type = pbkdf_type_or_die(arg);
+		break;
+	case OPT_ITER_TIME:
+		cl->pbkdf.time_ms = count_or_die(c, arg, "milliseconds", 1, 3600000);
+		break;
+	case OPT_PBKDF_ITERATIONS:
+		cl->pbkdf.iterations = count_or_die(c, arg, "iterations", 1, UINT32_MAX);
+		break;
+	case OPT_PBKDF_MEMORY:
+		/* libcryptsetup's bounds for argon2: 32 KiB to 4 GiB */
+		cl->pbkdf.memory_kib = count_or_die(c, arg, "KiB", 32, 4UL * 1024 * 1024);
+		break;
+	}
 }
 
 /* One half of the command line: before --new (@s old) or after it. */
@@ -156,18 +207,14 @@ static void parse_half(int argc, char **argv, struct cmdline *cl, struct side *s
 		case OPT_LUKS2:
 		case OPT_HEADER:
 		case OPT_CIPHER:
+		case OPT_PBKDF:
 		case OPT_ITER_TIME:
+		case OPT_PBKDF_ITERATIONS:
+		case OPT_PBKDF_MEMORY:
 			if (!is_new)
 				errx(EXIT_FAILURE, "--%s belongs after --new",
 				     opt_find(tables, NTABLES, c)->name);
-			if (c == OPT_LUKS2)
-				cl->luks2 = true;
-			else if (c == OPT_HEADER)
-				cl->header = optarg;
-			else if (c == OPT_CIPHER)
-				cl->cipher = optarg;
-			else
-				cl->iter_ms = iter_time_or_die(optarg);
+			parse_luks2_option(cl, c, optarg);
 			break;
 		case OPT_JOURNAL:
 			cl->journal = optarg;
@@ -428,7 +475,7 @@ static void luks2_keys(struct cmdline *cl)
 	if (!header)
 		header = resuming && access(job->side_header, F_OK) ? job->image :
 			 job->side_header;
-	job->luks2 = luks2_open(header, job->image, cl->cipher, job->new_off, cl->iter_ms, pass,
+	job->luks2 = luks2_open(header, job->image, cl->cipher, job->new_off, &cl->pbkdf, pass,
 				resuming, &s->key, s->spec.name, sizeof(s->spec.name));
 	loop_pass_free(pass);
 	s->iv_offset = 0;
@@ -477,8 +524,20 @@ static void make_keys(struct cmdline *cl)
 
 static void check_luks2_options(struct cmdline *cl)
 {
-	if (!cl->luks2 && (cl->header || cl->cipher || cl->iter_ms))
-		errx(EXIT_FAILURE, "--header, --cipher and --iter-time go with --luks2");
+	const struct luks2_pbkdf *p = &cl->pbkdf;
+
+	if (!cl->luks2 && (cl->header || cl->cipher || p->type || p->time_ms ||
+			   p->iterations || p->memory_kib))
+		errx(EXIT_FAILURE, "--header, --cipher, --pbkdf, --iter-time, "
+		     "--pbkdf-force-iterations and --pbkdf-memory go with --luks2");
+	if (p->time_ms && p->iterations)
+		errx(EXIT_FAILURE, "--iter-time and --pbkdf-force-iterations cannot go "
+		     "together: forced iterations skip the benchmark that --iter-time steers");
+	if (p->memory_kib && p->type && !strcmp(p->type, "pbkdf2"))
+		errx(EXIT_FAILURE, "--pbkdf-memory is argon2's cost: pbkdf2 uses no memory");
+	if (cl->luks2 && luks2_pbkdf_check(p) < 0)
+		errx(EXIT_FAILURE, "libcryptsetup refuses this key derivation "
+		     "(--pbkdf, --pbkdf-force-iterations, --pbkdf-memory); nothing was written");
 	if (cl->luks2 && cl->generate)
 		errx(EXIT_FAILURE, "--generate makes loop-AES key files, not LUKS2 keys");
 	if (cl->luks2 && cl->job.old.has_sizelimit)

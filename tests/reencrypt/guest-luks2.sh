@@ -31,9 +31,9 @@ check() {
 	cryptsetup close "$name"
 	losetup -d $hdev "$idev"
 }
-check img1 hdr1 "--key-file $dir/key" "aes to LUKS2 aes-xts-plain64: cryptsetup open --header reads the plaintext"
-check img2 hdr2 "--volume-key-file $dir/vk2" \
-	"AES256 at 1 MiB to LUKS2 aes-cbc-plain64 (data offset 1 MiB): cryptsetup open --volume-key-file reads it"
+check img1 hdr1 "--key-file $dir/key" "aes to LUKS2 aes-xts-plain64 (pbkdf2 keyslot): cryptsetup open --header reads the plaintext"
+check img2 hdr2 "--key-file $dir/key" \
+	"AES256 at 1 MiB to LUKS2 aes-cbc-plain64 (data offset 1 MiB, argon2id keyslot): cryptsetup open --header reads it"
 check img3 - "--key-file $dir/key" \
 	"aes to LUKS2 in the image (no --header, data moved 16 MiB up): cryptsetup open reads it"
 exit $failed

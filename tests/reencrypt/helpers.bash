@@ -16,6 +16,10 @@ if [ -x "$top_builddir/reencrypt/.libs/cryptoloop-reencrypt" ]; then
 	export LD_LIBRARY_PATH="$top_builddir/libloop/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
 IOFAULT="$top_builddir/tests/reencrypt/.libs/libiofault.so"
+# a LUKS2 keyslot that costs nothing to make or open: no PBKDF benchmark
+# (about 4 CPU seconds of argon2 a header), for the tests that make and
+# open many; luks2.bats keeps the benchmarked default in one test
+FAST_KDF=(--pbkdf pbkdf2 --pbkdf-force-iterations 1000)
 KEYS="$top_srcdir/tests/kat/pass"
 
 PASS_OLD="old passphrase of the image"

@@ -23,7 +23,7 @@ setup_file() {
 	command -v cryptsetup >/dev/null || return 0
 	head -c 1048576 /dev/urandom | aespipe -e AES256 -H unhashed2 -p 3 3<"$d/p_old" \
 		> "$d/moved"
-	"$REENC" --progress=never -e aes -p 3 "$d/moved" --new --luks2 --iter-time 1 \
+	"$REENC" --progress=never -e aes -p 3 "$d/moved" --new --luks2 "${FAST_KDF[@]}" \
 		--cipher aes-cbc-plain64 -p 4 3<"$d/p_old" 4<"$d/p_new"
 }
 
@@ -55,7 +55,7 @@ crafted() {
 resume() {
 	if [ "$KIND" = moved ]; then
 		run timeout 30 "$REENC" --progress=never -e aes -p 3 "$IMG" --new --luks2 \
-			--iter-time 1 --cipher aes-cbc-plain64 -p 4 \
+			"${FAST_KDF[@]}" --cipher aes-cbc-plain64 -p 4 \
 			3<"$BATS_FILE_TMPDIR/p_old" 4<"$BATS_FILE_TMPDIR/p_new"
 	else
 		run timeout 30 "$REENC" --progress=never -e AES256 -p 3 "$IMG" \

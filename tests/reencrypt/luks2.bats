@@ -44,9 +44,10 @@ check_sector() {
 @test "aes to LUKS2 with --header, interrupted and resumed: cryptsetup's key and openssl read it" {
 	[ -f "$IOFAULT" ] || skip "iofault shim not built"
 	cp "$IMG" "$TESTDIR/orig"
-	# killed in the middle: before the 12th write or sync of image or journal
+	# killed in the middle: before the 12th write or sync of image or journal;
+	# libcryptsetup's default PBKDF (argon2id), benchmarked, for 100 ms
 	run env IOFAULT_PATHS="$IMG" IOFAULT_CRASH_AT=12 LD_PRELOAD="$IOFAULT" \
-		"$REENC" -e aes -p 3 "$IMG" --new --luks2 --header "$TESTDIR/hdr" \
+		"$REENC" -e aes -p 3 "$IMG" --new --luks2 --header "$TESTDIR/hdr" --iter-time 100 \
 		--cipher aes-cbc-plain64 -p 4 3<"$TESTDIR/p_old" 4<"$TESTDIR/p_new"
 	said
 	[ "$status" -eq 137 ]
@@ -86,10 +87,33 @@ check_sector() {
 @test "--luks2 option errors" {
 	run "$REENC" -e aes "$IMG" --new -e AES128 --header "$TESTDIR/h"
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"--header, --cipher and --iter-time go with --luks2"* ]]
+	[[ "$output" == *"--header, --cipher, --pbkdf, --iter-time, --pbkdf-force-iterations and --pbkdf-memory go with --luks2"* ]]
+	run "$REENC" -e aes "$IMG" --new -e AES128 --pbkdf-memory 64
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"--pbkdf-force-iterations and --pbkdf-memory go with --luks2"* ]]
 	run "$REENC" -e aes "$IMG" --new --luks2 --iter-time 0
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"--iter-time: '0' is not a number of milliseconds"* ]]
+	[[ "$output" == *"--iter-time: '0' is not a number of milliseconds (1 to 3600000)"* ]]
+	run "$REENC" -e aes "$IMG" --new --luks2 --pbkdf scrypt
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"--pbkdf: 'scrypt' is not pbkdf2, argon2i or argon2id"* ]]
+	run "$REENC" -e aes "$IMG" --new --luks2 --pbkdf-memory 16
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"--pbkdf-memory: '16' is not a number of KiB (32 to 4194304)"* ]]
+	run "$REENC" -e aes "$IMG" --new --luks2 --iter-time 10 --pbkdf-force-iterations 1000
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"--iter-time and --pbkdf-force-iterations cannot go together"* ]]
+	run "$REENC" -e aes "$IMG" --new --luks2 --pbkdf pbkdf2 --pbkdf-memory 1024
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"--pbkdf-memory is argon2's cost: pbkdf2 uses no memory"* ]]
+	# libcryptsetup's own floor, said in its words, before a passphrase is read
+	run "$REENC" -e aes "$IMG" --new --luks2 --header "$TESTDIR/h" --pbkdf pbkdf2 \
+		--pbkdf-force-iterations 999
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"Forced iteration count is too low for pbkdf2 (minimum is 1000)"* ]]
+	[[ "$output" == *"libcryptsetup refuses this key derivation"*"nothing was written"* ]]
+	[ ! -e "$TESTDIR/h" ]
+	[ ! -e "$IMG.reencrypt" ]
 	run "$REENC" -e aes --luks2 "$IMG" --new
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"--luks2 belongs after --new"* ]]
@@ -100,10 +124,45 @@ check_sector() {
 	[ ! -e "$TESTDIR/h" ]
 }
 
+# keyslot N FIELD: FIELD's value in keyslot N of cryptsetup's dump of hdr
+keyslot() {
+	cryptsetup luksDump --header "$TESTDIR/hdr" "$IMG" |
+		awk -v slot="  $1: luks2" -v field="$2:" '
+			$0 == slot { in_slot = 1; next }
+			in_slot && /^  [0-9]+: / { in_slot = 0 }
+			in_slot && /^Tokens:|^Digests:/ { in_slot = 0 }
+			in_slot && index($0, "\t" field) == 1 {
+				v = substr($0, length(field) + 2); sub(/^[ \t]+/, "", v); print v; exit
+			}'
+}
+
+@test "--pbkdf, --pbkdf-force-iterations, --pbkdf-memory: cryptsetup finds that keyslot, and its key reads the data" {
+	cp "$IMG" "$TESTDIR/orig"
+	run "$REENC" --progress=never -e aes -p 3 "$IMG" --new --luks2 --header "$TESTDIR/hdr" \
+		--pbkdf pbkdf2 --pbkdf-force-iterations 1234 --cipher aes-cbc-plain64 -p 4 \
+		3<"$TESTDIR/p_old" 4<"$TESTDIR/p_new"
+	said
+	[ "$status" -eq 0 ]
+	[ "$(keyslot 0 PBKDF)" = pbkdf2 ] || fail "PBKDF: $(keyslot 0 PBKDF)"
+	[ "$(keyslot 0 Iterations)" = 1234 ] || fail "Iterations: $(keyslot 0 Iterations)"
+	check_sector 7 "$(volume_key)" || fail "sector 7"
+	cp "$TESTDIR/orig" "$IMG"
+	rm -f "$TESTDIR/hdr" "$IMG".reencrypt*
+	run "$REENC" --progress=never -e aes -p 3 "$IMG" --new --luks2 --header "$TESTDIR/hdr" \
+		--pbkdf argon2i --pbkdf-force-iterations 5 --pbkdf-memory 4096 --cipher aes-cbc-plain64 \
+		-p 4 3<"$TESTDIR/p_old" 4<"$TESTDIR/p_new"
+	said
+	[ "$status" -eq 0 ]
+	[ "$(keyslot 0 PBKDF)" = argon2i ] || fail "PBKDF: $(keyslot 0 PBKDF)"
+	[ "$(keyslot 0 'Time cost')" = 5 ] || fail "Time cost: $(keyslot 0 'Time cost')"
+	[ "$(keyslot 0 Memory)" = 4096 ] || fail "Memory: $(keyslot 0 Memory)"
+	check_sector 2047 "$(volume_key)" || fail "sector 2047"
+}
+
 @test "a resume with another --header, or without it, is refused naming the journal; a moved header is the same" {
 	[ -f "$IOFAULT" ] || skip "iofault shim not built"
 	run env IOFAULT_PATHS="$IMG" IOFAULT_CRASH_AT=12 LD_PRELOAD="$IOFAULT" \
-		"$REENC" -e aes -p 3 "$IMG" --new --luks2 --header "$TESTDIR/hdr" --iter-time 10 \
+		"$REENC" -e aes -p 3 "$IMG" --new --luks2 --header "$TESTDIR/hdr" "${FAST_KDF[@]}" \
 		--cipher aes-cbc-plain64 -p 4 3<"$TESTDIR/p_old" 4<"$TESTDIR/p_new"
 	said
 	[ "$status" -eq 137 ]
@@ -147,13 +206,13 @@ check_sector() {
 	# creation, whatever the header staging costs
 	cp "$IMG" "$TESTDIR/count-run"
 	run env IOFAULT_PATHS="$TESTDIR/count-run" IOFAULT_COUNT="$TESTDIR/count" LD_PRELOAD="$IOFAULT" \
-		"$REENC" -e aes -p 3 "$TESTDIR/count-run" --new --luks2 --iter-time 10 -p 4 \
+		"$REENC" -e aes -p 3 "$TESTDIR/count-run" --new --luks2 "${FAST_KDF[@]}" -p 4 \
 		3<"$TESTDIR/p_old" 4<"$TESTDIR/p_new"
 	said
 	[ "$status" -eq 0 ]
 	at=$(( $(cat "$TESTDIR/count") / 2 ))
 	run env IOFAULT_PATHS="$IMG" IOFAULT_CRASH_AT="$at" LD_PRELOAD="$IOFAULT" \
-		"$REENC" -e aes -p 3 "$IMG" --new --luks2 --iter-time 10 -p 4 \
+		"$REENC" -e aes -p 3 "$IMG" --new --luks2 "${FAST_KDF[@]}" -p 4 \
 		3<"$TESTDIR/p_old" 4<"$TESTDIR/p_new"
 	said
 	[ "$status" -eq 137 ]
@@ -166,7 +225,7 @@ check_sector() {
 	[ "$output" = "cryptoloop-reencrypt: $IMG: the journal $IMG.reencrypt was started without --header (the LUKS2 header goes into the image); resume without --header $TESTDIR/hdr; nothing was written" ]
 	cmp "$IMG" "$TESTDIR/half"
 	[ ! -e "$TESTDIR/hdr" ]
-	run "$REENC" -e aes -p 3 "$IMG" --new --luks2 --iter-time 10 -p 4 \
+	run "$REENC" -e aes -p 3 "$IMG" --new --luks2 "${FAST_KDF[@]}" -p 4 \
 		3<"$TESTDIR/p_old" 4<"$TESTDIR/p_new"
 	said
 	[ "$status" -eq 0 ]

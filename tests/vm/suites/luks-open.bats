@@ -201,9 +201,9 @@ luks_format() {
 	dm_clean
 	cp "$img" "$TESTDIR/two"
 	"$reenc" --progress=never -e AES256 -p 3 "$img" --new --luks2 --header "$TESTDIR/hdr" \
-		--iter-time 10 -p 4 3< "$TESTDIR/pass" 4< "$TESTDIR/pnew"
+		--pbkdf pbkdf2 --pbkdf-force-iterations 1000 -p 4 3< "$TESTDIR/pass" 4< "$TESTDIR/pnew"
 	"$reenc" --progress=never -e AES256 -p 3 "$TESTDIR/two" --new --luks2 \
-		--iter-time 10 -p 4 3< "$TESTDIR/pass" 4< "$TESTDIR/pnew"
+		--pbkdf pbkdf2 --pbkdf-force-iterations 1000 -p 4 3< "$TESTDIR/pass" 4< "$TESTDIR/pnew"
 
 	for args in "--header $TESTDIR/hdr $img" "$TESTDIR/two"; do
 		# shellcheck disable=SC2086
