@@ -194,11 +194,20 @@ static inline void clo_limits_write_cache(struct request_queue *q,
 #endif
 }
 
+/*
+ * A block device under us may offer discard (or, from 6.12, write zeroes)
+ * with no discard granularity of its own.  From 6.10 blk_validate_limits()
+ * raises a zero granularity to the physical block size; before that a zero
+ * is kept, and every discard on our device fails with "discard_granularity
+ * is 0" (swapon's, mkfs's), so it is raised here to the sector.
+ */
 static inline void clo_limits_discard(struct request_queue *q,
 				      struct queue_limits *lim,
 				      unsigned int max_sectors,
 				      unsigned int granularity)
 {
+	if (max_sectors && !granularity)
+		granularity = SECTOR_SIZE;
 #ifdef CLO_HAVE_QUEUE_FEATURES
 	lim->max_hw_discard_sectors = max_sectors;
 #else

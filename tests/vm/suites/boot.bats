@@ -170,6 +170,8 @@ boot_mount_all() {
 	# what dev-cryptoloop0.swap does
 	swapon "$SWAPDEV"
 	grep -q "^$SWAPDEV " /proc/swaps
+	# swapon discards the area: a device that offers discard must take it
+	run ! grep -q "$(basename "$SWAPDEV"): Error: discard_granularity is 0" <(dmesg)
 	# the raw disk holds no swap signature: nothing can swap on it unencrypted
 	run ! grep -q SWAPSPACE2 <(dd if="$BOOT_SWAP_DISK" bs=4096 count=1 status=none)
 }
