@@ -71,3 +71,22 @@ run_suite() {
 	*) tail -n 40 "$log"; echo "FAIL: $what (exit $rc, $log)"; status=1; return 1 ;;
 	esac
 }
+
+# run_job BASE CMD...: run CMD, then write its wall seconds, its CPU
+# seconds (user and system, of what it ran) and its exit status into
+# BASE.secs, BASE.cpu and BASE.rc, for the shell that started it in the
+# background to read once it is gone. In a subshell of its own: bash
+# reaps a background job whenever it ends, and the CPU time of a job
+# run in the caller's shell would count in the caller's.
+run_job() {
+	local base=$1
+	shift
+	(
+		s=$SECONDS rc=0
+		"$@" || rc=$?
+		read -r -a f <"/proc/$BASHPID/stat"
+		echo $((SECONDS - s)) >"$base.secs"
+		echo $(((f[15] + f[16]) / $(getconf CLK_TCK))) >"$base.cpu"
+		echo "$rc" >"$base.rc"
+	)
+}

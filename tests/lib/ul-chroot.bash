@@ -12,10 +12,13 @@ ul_root() {
 	echo "$UL_CACHE/$1/root"
 }
 
-# ul_have SUITE...: every SUITE's root filesystem is there
+# ul_have SUITE...: every SUITE's root filesystem is there. A fetch in
+# progress (tools/check starts them beside make check) holds its suite's
+# lock: wait for it to end, then look.
 ul_have() {
 	local s
 	for s in "$@"; do
+		[ ! -e "$UL_CACHE/$s/.lock" ] || flock -s -w 1800 "$UL_CACHE/$s/.lock" true || true
 		[ -x "$(ul_root "$s")/usr/sbin/losetup" ] || return 1
 	done
 }
