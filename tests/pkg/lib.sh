@@ -68,16 +68,33 @@ bootstrap() {
 	touch "$dir/.bootstrapped"
 }
 
-# build_root SUITE: the buildd chroot with this tree's Build-Depends (and
-# lintian in trixie's), cached; a change of debian/control adds what is new
-build_root() {
-	local suite=$1 dir=$CACHE/$1/build deps want
-	bootstrap "$suite" buildd "$dir"
+# build_deps SUITE: what SUITE's buildd chroot holds beyond debootstrap's:
+# this tree's Build-Depends, ccache (a rerun compiles nothing the last one
+# did: build_suite) and, in trixie's, lintian
+build_deps() {
+	local deps
 	deps=$(sed -n '/^Build-Depends:/,/^[^ ]/p' debian/control | sed '$d' |
 		sed 's/^Build-Depends://' | tr -d '\n' | tr -s ' ' | sed 's/^ //; s/,$//')
-	# ccache: a rerun compiles nothing the last one did (build_suite)
-	want="$deps, ccache"
-	[ "$suite" = trixie ] && want="$want, lintian"
+	if [ "$1" = trixie ]; then
+		echo "$deps, ccache, lintian"
+	else
+		echo "$deps, ccache"
+	fi
+}
+
+# build_root_ready SUITE: its buildd chroot is cached with what build_deps
+# names, so that the build stage makes no chroot and installs nothing
+build_root_ready() {
+	local dir=$CACHE/$1/build
+	[ -e "$dir/.bootstrapped" ] && [ "$(cat "$dir/.deps" 2>/dev/null)" = "$(build_deps "$1")" ]
+}
+
+# build_root SUITE: the buildd chroot with build_deps, cached; a change of
+# debian/control adds what is new
+build_root() {
+	local suite=$1 dir=$CACHE/$1/build want
+	bootstrap "$suite" buildd "$dir"
+	want=$(build_deps "$suite")
 	if [ "$(cat "$dir/.deps" 2>/dev/null)" != "$want" ]; then
 		say "installing the build dependencies in the $suite buildd chroot"
 		{ apt_in "$dir" update && apt_in "$dir" satisfy "$want"; } >"$CACHE/$suite/deps.log" 2>&1 ||
