@@ -68,7 +68,8 @@ struct loop_attach_opts {
 
 	/*
 	 * Called with a warning that does not stop the attach (loop-AES's
-	 * "Unknown key data format" for odd key files); NULL: dropped.
+	 * "Unknown key data format" for odd key files, the kernel refusing
+	 * the cryptoloop module for its signature); NULL: dropped.
 	 */
 	void (*warn)(const char *text, void *data);
 	void *warn_data;

@@ -21,6 +21,7 @@
 #ifndef LIBLOOP_ENGINE_H
 #define LIBLOOP_ENGINE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -60,6 +61,23 @@ int loop_engine_probe(enum loop_engine_kind kind, const char *fuse_daemon);
 
 /* 1 when loop_engine_probe() returns 0, 0 when not. */
 int loop_engine_available(enum loop_engine_kind kind, const char *fuse_daemon);
+
+/*
+ * Load the cryptoloop module (the kmod engine's kernel side) when it is
+ * installed for the running kernel and not loaded yet. Returns 0 when it
+ * is loaded; -ENOENT when this kernel has none of ours (also before 5.19,
+ * where the name is the kernel's own cryptoloop); -ELIBACC without
+ * libkmod; else the kernel's refusal (-EKEYREJECTED: an untrusted
+ * signature; -EPERM: not root, or locked down).
+ */
+int loop_kmod_load(void);
+
+/*
+ * 1 when loop_kmod_load()'s @rc means the kernel refused the module for
+ * its signature, with @text (of @size bytes) saying so and how to enrol
+ * the key; 0 for any other @rc.
+ */
+int loop_kmod_refusal(int rc, char *text, size_t size);
 
 /*
  * The engine "auto" picks: the first of kmod, xfer, dm, fuse that runs

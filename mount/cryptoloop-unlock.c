@@ -26,7 +26,6 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <libmount.h>
 #include <libloop-engine.h>
@@ -36,7 +35,6 @@
 #include "keydev.h"
 #include "messages.h"
 #include "root-line.h"
-#include "base/spawn.h"
 #include "unlock.h"
 
 #define EX_WRONG_KEY		3
@@ -97,29 +95,25 @@ static char *already_set_up(const char *image)
 
 /*
  * kmod when the module is there or loads, else dm: the dm engine needs
- * only the distribution's dm-crypt. CRYPTOLOOP_UNLOCK_ENGINE replaces the
- * choice (the test suite runs on hosts with neither).
+ * only the distribution's dm-crypt. A module the kernel refuses for its
+ * signature (Secure Boot) is said on the console, with the way out, since
+ * the admin chose it and the root is unlocked without it.
+ * CRYPTOLOOP_UNLOCK_ENGINE replaces the choice (the test suite runs on
+ * hosts with neither).
  */
-static const char *choose_engine(void)
+static const char *choose_engine(const struct root_line *l)
 {
-	static const char *const modprobe[] = { "/sbin/modprobe", "/usr/sbin/modprobe" };
-	char *argv[] = { "modprobe", "-q", "cryptoloop", NULL };
 	const char *forced = getenv("CRYPTOLOOP_UNLOCK_ENGINE");
-	int status;
-	size_t i;
-	pid_t pid;
+	char why[400];
+	int rc;
 
 	if (forced && *forced)
 		return forced;
-	if (access("/sys/module/cryptoloop", F_OK) == 0)
+	rc = loop_kmod_load();
+	if (!rc)
 		return "kmod";
-	for (i = 0; i < sizeof(modprobe) / sizeof(modprobe[0]); i++) {
-		if (loop_spawn(modprobe[i], argv, NULL, NULL, 0, 0, &pid) < 0)
-			continue;
-		if (waitpid(pid, &status, 0) == pid && WIFEXITED(status) && !WEXITSTATUS(status))
-			return "kmod";
-		break;
-	}
+	if (loop_kmod_refusal(rc, why, sizeof(why)))
+		warnx("%s: %s; unlocking it through dm-crypt", l->target, why);
 	return "dm";
 }
 
@@ -147,7 +141,7 @@ static int unlock_line(struct root_line *l)
 		goto print;
 	}
 	if (!strcasecmp(l->engine, "auto")) {
-		l->engine = choose_engine();
+		l->engine = choose_engine(l);
 		if (root_line_push_arg(&l->req, "--engine", l->engine)) {
 			rc = root_line_error(l, "%s", strerror(ENOMEM));
 			goto out;

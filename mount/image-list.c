@@ -35,6 +35,7 @@
 
 #define GCRYPT_SONAME		"libgcrypt.so.20"
 #define SMARTCOLS_SONAME	"libsmartcols.so.1"
+#define KMOD_SONAME		"libkmod.so.2"
 #define UDEV_RULES		"60-cryptoloop.rules"
 
 /* the dm engine: dm-crypt, its ciphers as the engine names them (aes,
@@ -270,8 +271,15 @@ int image_list_print(const struct root_line *l, const char *kver)
 				       "headers of %s installed?)", l->target, kver, kver);
 	if (put_programs(l) || put_libraries(l, !kmod) || put_key(l))
 		return -1;
-	if (module && !dm)
+	if (module && !dm) {
+		char path[PATH_MAX];
+
 		printf("module cryptoloop\n");
+		/* cryptoloop-unlock loads the module through it, to say why
+		 * a kernel that enforces signatures refused it */
+		if (!library_path(KMOD_SONAME, path, sizeof(path)) && put(l, "library", path))
+			return -1;
+	}
 	if (!kmod) {
 		put_modules("module", dm_required);
 		put_modules("module-optional", dm_helpers);

@@ -14,7 +14,7 @@ need_root() {
 # tools/check-hardening and tools/fuzz need them. devscripts brings
 # hardening-check (tools/check-installed-elf).
 BUILD_PACKAGES="autoconf automake libtool pkg-config make gcc
-	libsmartcols-dev libgcrypt20-dev libfuse3-dev fuse3 libcryptsetup-dev libdevmapper-dev
+	libsmartcols-dev libgcrypt20-dev libkmod-dev libfuse3-dev fuse3 libcryptsetup-dev libdevmapper-dev
 	cryptsetup-bin libmount-dev libblkid-dev
 	bats bash-completion util-linux mount e2fsprogs systemd dosfstools fdisk
 	aespipe gnupg openssl libcrypt-twofish-perl libcrypt-blowfish-perl strace
@@ -72,6 +72,16 @@ run_suite() {
 	esac
 }
 
+# child_cpu: cpu=the CPU seconds (user and system) of the calling shell's
+# finished children. Not to be called in $(...), whose shell has no
+# children of its own.
+clk_tck=$(getconf CLK_TCK)
+child_cpu() {
+	local f
+	read -r -a f <"/proc/$BASHPID/stat"
+	cpu=$(((f[15] + f[16]) / clk_tck))
+}
+
 # run_job BASE CMD...: run CMD, then write its wall seconds, its CPU
 # seconds (user and system, of what it ran) and its exit status into
 # BASE.secs, BASE.cpu and BASE.rc, for the shell that started it in the
@@ -84,9 +94,9 @@ run_job() {
 	(
 		s=$SECONDS rc=0
 		"$@" || rc=$?
-		read -r -a f <"/proc/$BASHPID/stat"
+		child_cpu
 		echo $((SECONDS - s)) >"$base.secs"
-		echo $(((f[15] + f[16]) / $(getconf CLK_TCK))) >"$base.cpu"
+		echo "$cpu" >"$base.cpu"
 		echo "$rc" >"$base.rc"
 	)
 }

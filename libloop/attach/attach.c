@@ -122,6 +122,36 @@ static int get_key(const struct loop_attach_opts *o, const struct loop_cipher_sp
 	return rc;
 }
 
+/*
+ * kmod and auto: a module installed but not loaded is loaded here, so
+ * that a kernel that refuses it for its signature is named as the reason:
+ * kmod fails with it, auto says it and takes the next engine.
+ */
+static int load_module(const struct loop_attach_opts *o, struct loop_engine_config *cfg,
+		       struct loop_attach_msg *m)
+{
+	char why[400];
+	int rc, next;
+
+	if ((cfg->engine != LOOP_ENGINE_KMOD && cfg->engine != LOOP_ENGINE_AUTO) ||
+	    !cfg->spec || loop_engine_available(LOOP_ENGINE_KMOD, NULL))
+		return 0;
+	rc = loop_kmod_load();
+	if (!rc || !loop_kmod_refusal(rc, why, sizeof(why)))
+		return 0;
+	if (cfg->engine == LOOP_ENGINE_KMOD)
+		return attach_msg(m, rc, "--engine", "%s: engine kmod: %s", o->image, why);
+	next = loop_engine_choose(cfg->spec, cfg->key, cfg->fuse_daemon);
+	if (o->warn) {
+		char text[sizeof(why) + 100];
+
+		snprintf(text, sizeof(text), "%s: %s; engine %s used instead", o->image, why,
+			 next < 0 ? "none" : loop_engine_name((enum loop_engine_kind)next));
+		o->warn(text, o->warn_data);
+	}
+	return 0;
+}
+
 /* The engine and its config; refusals that need no key come first. */
 static int choose_engine(const struct loop_attach_opts *o, struct loop_engine_config *cfg,
 			 struct loop_attach_msg *m)
@@ -129,6 +159,9 @@ static int choose_engine(const struct loop_attach_opts *o, struct loop_engine_co
 	enum loop_engine_kind kind = cfg->engine;
 	int rc;
 
+	rc = load_module(o, cfg, m);
+	if (rc)
+		return rc;
 	if ((o->lo_flags & LO_FLAGS_DIRECT_IO) && kind == LOOP_ENGINE_AUTO) {
 		rc = loop_engine_choose(cfg->spec, cfg->key, cfg->fuse_daemon);
 		if (rc >= 0)

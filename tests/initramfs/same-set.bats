@@ -101,6 +101,7 @@ hook_set() {
 		version=clt-kver PATH="$TESTDIR/bin:$PATH" \
 		bash -c "$(declare -f in_ns); umask 077; in_ns \"\$T/hook\""
 	[ "$status" -eq 0 ] || fail "the hook: status $status: $stderr"
+	HOOK_ERR=$stderr
 	(cd "$TESTDIR/dest" && find . -type f ! -path ./cryptoloop/fstab | sed 's|^\.|file |') \
 		>>"$TESTDIR/hook.set"
 	sort -u -o "$TESTDIR/hook.set" "$TESTDIR/hook.set"
@@ -162,10 +163,16 @@ same_sets() {
 	grep -qx 'module cryptoloop' "$TESTDIR/list.set"
 	grep -qx 'module dm_crypt' "$TESTDIR/list.set"
 	grep -q '/engine-dm\.so$' "$TESTDIR/list.set"
+	# cryptoloop-unlock loads the module through libkmod, to tell a
+	# signature refusal from a missing module
+	grep -q '/libkmod\.so\.2$' "$TESTDIR/list.set"
 	WITH_MODULE=0 same_sets "x-cryptoloop.engine=auto"
 	run ! grep -qx 'module cryptoloop' "$TESTDIR/list.set"
+	run ! grep -q '/libkmod\.so\.2$' "$TESTDIR/list.set"
 	[[ "$DRACUT_ERR" == *"W: 50cryptoloop: no cryptoloop module for clt-kver"* ]] ||
 		fail "dracut's stderr: $DRACUT_ERR"
+	[[ "$HOOK_ERR" == *"W: cryptoloop: no cryptoloop module for clt-kver"* ]] ||
+		fail "the initramfs-tools hook's stderr: $HOOK_ERR"
 }
 
 @test "--image-list refuses what cannot boot: kmod without the module, a cleartext key file in the image" {

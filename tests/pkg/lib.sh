@@ -94,13 +94,12 @@ build_root_ready() {
 build_root() {
 	local suite=$1 dir=$CACHE/$1/build want
 	bootstrap "$suite" buildd "$dir"
+	! build_root_ready "$suite" || return 0
 	want=$(build_deps "$suite")
-	if [ "$(cat "$dir/.deps" 2>/dev/null)" != "$want" ]; then
-		say "installing the build dependencies in the $suite buildd chroot"
-		{ apt_in "$dir" update && apt_in "$dir" satisfy "$want"; } >"$CACHE/$suite/deps.log" 2>&1 ||
-			{ tail -n 15 "$CACHE/$suite/deps.log" >&2; die "installing $suite's build dependencies failed"; }
-		echo "$want" >"$dir/.deps"
-	fi
+	say "installing the build dependencies in the $suite buildd chroot"
+	{ apt_in "$dir" update && apt_in "$dir" satisfy "$want"; } >"$CACHE/$suite/deps.log" 2>&1 ||
+		{ tail -n 15 "$CACHE/$suite/deps.log" >&2; die "installing $suite's build dependencies failed"; }
+	echo "$want" >"$dir/.deps"
 }
 
 # the tree as git sees it (tracked and new files, not what is ignored),

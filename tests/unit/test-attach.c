@@ -87,7 +87,7 @@ int main(void)
 {
 	char img[] = "/tmp/test-attach.XXXXXX";
 	int fd, p[2], err[2], saved, rc;
-	char buf[256];
+	char buf[256], why[400];
 	ssize_t n;
 
 	fd = mkstemp(img);
@@ -379,6 +379,20 @@ int main(void)
 		is_str(m.text, buf, "as for the loop formats");
 		unlink(luks);
 	}
+
+	/* the kernel's refusals of the module, as finit_module(2) gives them */
+	ok(loop_kmod_refusal(-EKEYREJECTED, why, sizeof(why)) == 1,
+	   "EKEYREJECTED from the module load is the signature refusal");
+	ok(strstr(why, "Key was rejected by service") &&
+	   strstr(why, "mokutil --import /var/lib/dkms/mok.pub") && strstr(why, "MokManager"),
+	   "its text names the kernel's reason and the enrolment step: %s", why);
+	ok(!loop_kmod_refusal(-ENOENT, buf, sizeof(buf)) &&
+	   !loop_kmod_refusal(-ENOEXEC, buf, sizeof(buf)) &&
+	   !loop_kmod_refusal(0, buf, sizeof(buf)),
+	   "no module, a bad module or a load are not signature refusals");
+	if (geteuid())
+		ok(!loop_kmod_refusal(-EPERM, buf, sizeof(buf)),
+		   "EPERM for a user is the missing capability, not a signature refusal");
 
 	dup2(saved, 2);
 	n = read(err[0], buf, sizeof(buf));
