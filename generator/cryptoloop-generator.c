@@ -335,23 +335,10 @@ static int write_service(const char *dir, const char *name, const struct swap_li
 		char wants[300];
 		int rc;
 
-		char *made;
-
 		snprintf(target, sizeof(target), "../%s", name);
 		snprintf(wants, sizeof(wants), "%s.requires", swap_unit);
 		rc = write_symlink(dir, name, wants, target);
 		free(swap_unit);
-		/* the job waiting for the device the service makes fails with
-		 * the service (a kernel that refuses the module, a source
-		 * that is not swap) instead of timing out 90 s later */
-		made = rc ? NULL : unit_name_from_path(s->device, ".device");
-		if (!rc && !made)
-			rc = -ENOMEM;
-		if (made) {
-			snprintf(wants, sizeof(wants), "%s.requires", made);
-			rc = write_symlink(dir, name, wants, target);
-			free(made);
-		}
 		return rc;
 	}
 

@@ -70,13 +70,14 @@ bootstrap() {
 
 # build_deps SUITE: what SUITE's buildd chroot holds beyond debootstrap's:
 # this tree's Build-Depends, ccache (a rerun compiles nothing the last one
-# did: build_suite) and, in trixie's, lintian
+# did: build_suite) and, in trixie's, lintian and the reproducibility
+# stage's faketime and diffoscope
 build_deps() {
 	local deps
 	deps=$(sed -n '/^Build-Depends:/,/^[^ ]/p' debian/control | sed '$d' |
 		sed 's/^Build-Depends://' | tr -d '\n' | tr -s ' ' | sed 's/^ //; s/,$//')
 	if [ "$1" = trixie ]; then
-		echo "$deps, ccache, lintian"
+		echo "$deps, ccache, lintian, faketime, diffoscope-minimal"
 	else
 		echo "$deps, ccache"
 	fi
