@@ -10,13 +10,7 @@ build_suite() {
 	tmpdirs=()
 	trap cleanup EXIT
 	overlay "$CACHE/$suite/build" "$suite" "build-$suite"
-	mkdir -p "$root/build/cryptoloop"
-	tree_tar | tar -x -C "$root/build/cryptoloop"
-	# the suite's compiler cache outlives the chroot; the tree is always
-	# at /build/cryptoloop, so an unchanged file hits
-	mkdir -p "$CACHE/$suite/ccache" "$root/var/cache/ccache"
-	mount --bind "$CACHE/$suite/ccache" "$root/var/cache/ccache"
-	mounts+=("$root/var/cache/ccache")
+	chroot_tree /build/cryptoloop "$CACHE/$suite/ccache"
 	say "dpkg-buildpackage -us -uc -b in $suite (log $log)"
 	local s=$SECONDS rc=0
 	in_chroot "$root" sh -c 'cd /build/cryptoloop &&

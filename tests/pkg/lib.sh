@@ -112,6 +112,18 @@ tree_tar() {
 		grep -zv -e "^$rel/" | tar -c --null --no-recursion -T -
 }
 
+# chroot_tree DIR CCACHE: the tree at DIR in the chroot $root, with the
+# compiler cache CCACHE (outside the chroot, so that it outlives it)
+# bound at /var/cache/ccache; with DIR the same every run, an unchanged
+# file hits
+chroot_tree() {
+	mkdir -p "$root$1"
+	tree_tar | tar -x -C "$root$1"
+	mkdir -p "$2" "$root/var/cache/ccache"
+	mount --bind "$2" "$root/var/cache/ccache"
+	mounts+=("$root/var/cache/ccache")
+}
+
 
 # TAP into BUILD/vm-pkg-NAME.tap (tests/lib/tap.sh), shown as it comes:
 # pkg_tap NAME, then check DESC CMD... (output to $tap_log), pkg_tap_close

@@ -18,11 +18,7 @@ repro_trixie() {
 	tap_log=$log
 	: >"$log"
 	overlay "$CACHE/trixie/build" trixie repro
-	mkdir -p "$root$REPRO_DIR"
-	tree_tar | tar -x -C "$root$REPRO_DIR"
-	mkdir -p "$CACHE/trixie/ccache-again" "$root/var/cache/ccache"
-	mount --bind "$CACHE/trixie/ccache-again" "$root/var/cache/ccache"
-	mounts+=("$root/var/cache/ccache")
+	chroot_tree "$REPRO_DIR" "$CACHE/trixie/ccache-again"
 	say "trixie's packages again: $REPRO_DIR, umask 0002, faketime +397 days, UTC+14 (log $log)"
 	in_chroot "$root" sh -c "umask 0002 && cd $REPRO_DIR &&
 		export PATH=/usr/lib/ccache:\$PATH CCACHE_DIR=/var/cache/ccache CCACHE_MAXSIZE=1G \
