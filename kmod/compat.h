@@ -30,6 +30,16 @@
 #define CLO_MODE_EXCL		FMODE_EXCL
 #endif
 
+/*
+ * 7.3 dropped SWP_FS_OPS with swap I/O through a filesystem's own
+ * operations: only a swap file on another device is left to refuse.
+ */
+#ifdef CLO_HAVE_SWP_FS_OPS
+#define CLO_SWP_FS_OPS		SWP_FS_OPS
+#else
+#define CLO_SWP_FS_OPS		0
+#endif
+
 /* 6.5 dropped ->release()'s mode argument, which we never needed. */
 void clo_release_disk(struct gendisk *disk);
 #ifdef CLO_HAVE_RELEASE_DISK_ONLY

@@ -335,7 +335,7 @@ static int clo_ext_activate(struct clo_device *lo, struct clo_extents *m,
 	m->activated = true;
 	ret = 0;
 	/* Its blocks elsewhere, or I/O only through the filesystem. */
-	if (sis->bdev != m->bdev || (sis->flags & SWP_FS_OPS)) {
+	if (sis->bdev != m->bdev || (sis->flags & CLO_SWP_FS_OPS)) {
 		pr_warn("%s: swap: %s: the filesystem does swap I/O itself or on another device\n",
 			lo->disk->disk_name, lo->file_name);
 		ret = -EINVAL;
