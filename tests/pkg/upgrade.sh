@@ -109,8 +109,8 @@ upgrade_cycle() {
 		image_module_is_dkms "$k"
 	check "trixie: util-linux's losetup kept byte for byte under its diverted name through the upgrade" \
 		eval 'same_as "$(in_chroot "$root" dpkg-divert --truename /usr/sbin/losetup)" "$sum_ul"'
-	check "trixie: apt purge of all four: no module, no diversion, dpkg --verify clean, util-linux's losetup back, the image without us" \
-		eval 'apt_in "$root" purge $UPGRADE_PKGS && no_module_left && no_diversion &&
+	check "trixie: apt purge --autoremove of all four: no module, no diversion, dpkg --verify clean, util-linux's losetup back, the image without us" \
+		eval 'apt_in "$root" purge --autoremove $UPGRADE_PKGS && no_module_left && no_diversion &&
 			in_chroot "$root" dpkg --verify && same_as /usr/sbin/losetup "$sum_ul" && theirs &&
 			! in_chroot "$root" lsinitramfs "/boot/initrd.img-$k" | grep -E "cryptoloop"'
 	check "trixie: after the purge, the same paths under /etc, /usr, /boot and /var/lib as before the install" \
