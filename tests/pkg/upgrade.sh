@@ -49,6 +49,22 @@ system_paths() {
 		-path 'var/lib/dkms/mok.*' -prune -o -print) | sort
 }
 
+# kept_deps: the paths of the packages the install pulled in that apt
+# keeps after purge --autoremove (a package installed before suggests or
+# recommends them: APT::AutoRemove::SuggestsImportant), none of them ours
+kept_deps() {
+	local p
+	in_chroot "$root" dpkg-query -W -f '${Package}\n' | sort >"$BUILD/vm-pkg-upgrade-pkgs-after.list"
+	comm -13 "$BUILD/vm-pkg-upgrade-pkgs-before.list" "$BUILD/vm-pkg-upgrade-pkgs-after.list" \
+		>"$BUILD/vm-pkg-upgrade-kept.list"
+	! grep '^cryptoloop' "$BUILD/vm-pkg-upgrade-kept.list" || return 1
+	# what they brought that was not there before (directories they
+	# share with the system stay in the comparison)
+	for p in $(cat "$BUILD/vm-pkg-upgrade-kept.list"); do
+		in_chroot "$root" dpkg-query -L "$p" | sed 's|^/||'
+	done | sort -u | comm -23 - "$BUILD/vm-pkg-upgrade-before.list"
+}
+
 # dkms_only VERSION K: DKMS holds cryptoloop VERSION alone, installed for K
 dkms_only() {
 	local st
@@ -93,6 +109,7 @@ upgrade_cycle() {
 	cp tests/kat/pass/kf65.gpg "$root/boot/rootkey.gpg"
 	in_chroot "$root" update-initramfs -c -k "$k" >>"$tap_log" 2>&1 || die "update-initramfs in trixie failed"
 	system_paths >"$BUILD/vm-pkg-upgrade-before.list"
+	in_chroot "$root" dpkg-query -W -f '${Package}\n' | sort >"$BUILD/vm-pkg-upgrade-pkgs-before.list"
 	local sum_ul
 	sum_ul=$(sha256sum <"$root/usr/sbin/losetup")
 
@@ -113,8 +130,9 @@ upgrade_cycle() {
 		eval 'apt_in "$root" purge --autoremove $UPGRADE_PKGS && no_module_left && no_diversion &&
 			in_chroot "$root" dpkg --verify && same_as /usr/sbin/losetup "$sum_ul" && theirs &&
 			! in_chroot "$root" lsinitramfs "/boot/initrd.img-$k" | grep -E "cryptoloop"'
-	check "trixie: after the purge, the same paths under /etc, /usr, /boot and /var/lib as before the install" \
-		eval 'system_paths >"$BUILD/vm-pkg-upgrade-after.list" &&
+	check "trixie: after the purge, the same paths under /etc, /usr, /boot and /var/lib as before the install, but for the dependencies apt keeps" \
+		eval 'kept_deps >"$BUILD/vm-pkg-upgrade-kept.paths" && echo "kept: $(paste -sd" " "$BUILD/vm-pkg-upgrade-kept.list")" &&
+			system_paths | grep -vxF -f "$BUILD/vm-pkg-upgrade-kept.paths" >"$BUILD/vm-pkg-upgrade-after.list" &&
 			diff "$BUILD/vm-pkg-upgrade-before.list" "$BUILD/vm-pkg-upgrade-after.list"'
 	pkg_tap_close
 }
