@@ -192,7 +192,13 @@ daemon_of() {
 	run dd if=/dev/urandom of="$dev" bs=1M count=32 conv=fsync
 	[ "$status" -ne 0 ]
 	detach "$dev"
+	fsdev=$(findmnt -n -o SOURCE "$TINYFS")
 	umount "$TINYFS"
+	# autoclear frees the loop device after umount returns
+	for _ in $(seq 50); do
+		"$UL_LOSETUP" "$fsdev" > /dev/null 2>&1 || break
+		sleep 0.1
+	done
 	assert_clean
 }
 
