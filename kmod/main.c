@@ -207,5 +207,5 @@ module_exit(clo_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Encrypted loop block devices (cryptoloop and loop-AES formats)");
 MODULE_AUTHOR("The cryptoloop project");
-MODULE_VERSION("0.1");
+MODULE_VERSION(CLO_VERSION);
 MODULE_SOFTDEP("pre: cbc aes");
