@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * cryptoloop: encrypted loop block devices for kernels without the loop
- * transfer hooks.  Built and tested on 6.1, 6.12 and 7.2; compat.h holds
- * what differs between them.
+ * transfer hooks.  Built and tested on 6.1, 6.12, 7.2 and 7.3; compat.h
+ * holds what differs between them.
  *
  * Shared definitions of the module's parts: the control device, the block
  * devices and their I/O path, the loop ioctl ABI, the device lifecycle

@@ -166,6 +166,56 @@ boot_install() {
 		die "no cryptoloop module for $kver after the install"
 }
 
+# boot_new_kernel LOG: a newer kernel than $kver installed into the tree
+# as an admin upgrades one, after our packages: trixie-backports added,
+# "apt install -t trixie-backports linux-image-amd64 linux-headers-amd64",
+# the kernel's own postinst running DKMS and update-initramfs (and so our
+# hook). The .debs are kept in a cache outside the tree. Sets knew, and
+# knew_re (the same as an extended regular expression).
+boot_new_kernel() {
+	local log=$1 mirror archives
+	mirror=$("$src/tools/debian-mirror") || die "the host's apt names no Debian archive"
+	archives=${CLVM_KERNEL_CACHE:-/var/cache/cryptoloop-vm}/trixie-boot/archives
+	mkdir -p "$archives/partial"
+	mount --bind "$archives" "$root/var/cache/apt/archives"
+	boot_mounts+=("$root/var/cache/apt/archives")
+	echo "deb $mirror trixie-backports main" >"$root/etc/apt/sources.list.d/trixie-backports.list"
+	say "apt install -t trixie-backports linux-image-amd64 linux-headers-amd64 in the tree (log $log)"
+	{ in_root apt-get -q -y update &&
+		in_root apt-get -q -y -o APT::Install-Recommends=false -t trixie-backports \
+			install linux-image-amd64 linux-headers-amd64; } >"$log" 2>&1 ||
+		{ tail -n 30 "$log" >&2; die "installing trixie-backports' kernel failed ($log)"; }
+	umount "$root/var/cache/apt/archives"
+	knew=$(cd "$root/boot" && printf '%s\n' vmlinuz-* | sed 's/^vmlinuz-//' | grep -vxF "$kver" | sort -V | tail -n 1)
+	if [ -z "$knew" ] || [ ! -d "$root/lib/modules/$knew" ]; then
+		die "no new kernel in the tree after the install ($log)"
+	fi
+	# for grep -E: Debian's releases hold a "+"
+	knew_re=$(printf '%s' "$knew" | sed 's/[.+]/\\&/g')
+}
+
+# boot_data_disk: an fstab data line's disk, $work/data.img (vdd after
+# the root, /boot and swap disks): ext4 holding hello.txt, encrypted by
+# aespipe (multi-key v3 from 65 cleartext key lines), whose key file the
+# tree gets at /etc/cryptoloop/data.keys (on the encrypted root: no
+# second question at boot). boot_data_lines prints the data line and a
+# random-key swap line (kmod only) on /dev/vdc.
+boot_data_disk() {
+	mkdir -p "$root/srv/data" "$root/etc/cryptoloop" "$work/data.files"
+	install -m 0600 "$src/tests/kat/pass/keys65.txt" "$root/etc/cryptoloop/data.keys"
+	echo "data made on the host" >"$work/data.files/hello.txt"
+	truncate -s 64M "$work/data.plain"
+	mkfs.ext4 -q -d "$work/data.files" "$work/data.plain" || die "mkfs.ext4 of the data disk failed"
+	aespipe -e aes128 -p 3 <"$work/data.plain" >"$work/data.img" 3<"$src/tests/kat/pass/keys65.txt" ||
+		die "aespipe of the data disk failed"
+	rm -f "$work/data.plain"
+	truncate -s 64M "$work/swap.img"
+}
+boot_data_lines() {
+	echo "/dev/vdd /srv/data cryptoloop cipher=AES128,keyfile=/etc/cryptoloop/data.keys 0 2"
+	echo "/dev/cryptoloop3 none swap sw,x-cryptoloop.source=/dev/vdc,x-cryptoloop.encryption=AES128,x-cryptoloop.phash=random 0 0"
+}
+
 # the CPU the other guests get, and why: tests/vm/host/vm-lib.sh
 boot_tcg_cpu=$(sed -n 's/^vm_tcg_cpu=//p' "$here/../vm/host/vm-lib.sh")
 

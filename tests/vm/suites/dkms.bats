@@ -97,13 +97,13 @@ EOF
 	[ "$status" -ne 0 ]
 }
 
-@test "dkms.conf's BUILD_EXCLUSIVE_KERNEL takes exactly the tested range, 6.1 to 7.2" {
+@test "dkms.conf's BUILD_EXCLUSIVE_KERNEL takes exactly the tested range, 6.1 to 7.3" {
 	re=$(sed -n 's/^BUILD_EXCLUSIVE_KERNEL="\(.*\)"/\1/p' "$R/usr/src/cryptoloop-$V/dkms.conf")
 	[ -n "$re" ]
-	for k in 6.1.0-57-amd64 6.12.117+deb13-amd64 7.2.13+deb14-amd64 "$K"; do
+	for k in 6.1.0-57-amd64 6.12.117+deb13-amd64 7.2.13+deb14-amd64 7.3.4+deb13-amd64 "$K"; do
 		[[ "$k" =~ $re ]] || { echo "refuses $k" >&2; return 1; }
 	done
-	for k in 5.10.0-35-amd64 5.15.0 6.0.19 7.3.0 16.1.0; do
+	for k in 5.10.0-35-amd64 5.15.0 6.0.19 7.4.0 16.1.0; do
 		if [[ "$k" =~ $re ]]; then echo "takes $k" >&2; return 1; fi
 	done
 }
