@@ -32,13 +32,6 @@ CTL
 	rm -rf "$t"
 }
 
-# the first word of `losetup --version` as root's PATH finds it
-ours() { in_chroot "$root" losetup --version | grep -q '^losetup from cryptoloop '; }
-theirs() { in_chroot "$root" losetup --version | grep -q 'util-linux'; }
-same_as() { [ "$(sha256sum <"$root$1")" = "$2" ]; }
-diversions() { in_chroot "$root" dpkg-divert --list | grep -c 'by cryptoloop-losetup' || true; }
-no_diversion() { [ "$(diversions)" = 0 ]; }
-four_diversions() { [ "$(diversions)" = 4 ]; }
 # losetup's bash completion: ours is the tree's file, which the packages ship
 bc=/usr/share/bash-completion/completions/losetup
 sum_bc_ours=$(sha256sum <completion/losetup)

@@ -2,16 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The dkms stage: cryptoloop-dkms on trixie's kernel and on a second one.
 
-# dkms_ko K: the installed cryptoloop.ko for kernel release K
-dkms_ko() { ls "$root/usr/lib/modules/$1/updates/dkms/"cryptoloop.ko* 2>/dev/null; }
 dkms_installed() {
 	in_chroot "$root" dkms status "cryptoloop/$UPVER" -k "$1" | tee -a "$tap_log" | grep -q ': installed' &&
 		dkms_ko "$1"
-}
-no_module_left() {
-	! find "$root/usr/lib/modules" -path '*/updates/dkms/cryptoloop*' | grep . &&
-		[ -z "$(in_chroot "$root" dkms status cryptoloop)" ] &&
-		[ ! -e "$root/usr/src/cryptoloop-$UPVER" ] && [ ! -e "$root/var/lib/dkms/cryptoloop" ]
 }
 
 # dkms_cycle KROOT: cryptoloop-dkms on trixie, one kernel then a second one,

@@ -125,6 +125,24 @@ chroot_tree() {
 }
 
 
+# What the chroot $root shows of our packages, for the diversion, dkms
+# and upgrade stages. ours, theirs: the first word of `losetup --version`
+# as root's PATH finds it; same_as PATH SUM: PATH's sha256sum is SUM
+ours() { in_chroot "$root" losetup --version | grep -q '^losetup from cryptoloop '; }
+theirs() { in_chroot "$root" losetup --version | grep -q 'util-linux'; }
+same_as() { [ "$(sha256sum <"$root$1")" = "$2" ]; }
+diversions() { in_chroot "$root" dpkg-divert --list | grep -c 'by cryptoloop-losetup' || true; }
+no_diversion() { [ "$(diversions)" = 0 ]; }
+four_diversions() { [ "$(diversions)" = 4 ]; }
+# dkms_ko K: the installed cryptoloop.ko for kernel release K;
+# no_module_left: no module, DKMS tree or source of ours anywhere
+dkms_ko() { ls "$root/usr/lib/modules/$1/updates/dkms/"cryptoloop.ko* 2>/dev/null; }
+no_module_left() {
+	! find "$root/usr/lib/modules" -path '*/updates/dkms/cryptoloop*' | grep . &&
+		[ -z "$(in_chroot "$root" dkms status cryptoloop)" ] &&
+		[ ! -e "$root/usr/src/cryptoloop-$UPVER" ] && [ ! -e "$root/var/lib/dkms/cryptoloop" ]
+}
+
 # TAP into BUILD/vm-pkg-NAME.tap (tests/lib/tap.sh), shown as it comes:
 # pkg_tap NAME, then check DESC CMD... (output to $tap_log), pkg_tap_close
 # shellcheck source=tests/lib/tap.sh
