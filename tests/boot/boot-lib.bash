@@ -211,9 +211,12 @@ boot_data_disk() {
 	rm -f "$work/data.plain"
 	truncate -s 64M "$work/swap.img"
 }
+# The swap line's device may wait 5 min, not systemd's 90 s: beside the
+# host's lane a TCG guest gets half a core, and a first boot of a new
+# kernel once set the device up at 89 s, after the job had given up.
 boot_data_lines() {
 	echo "/dev/vdd /srv/data cryptoloop cipher=AES128,keyfile=/etc/cryptoloop/data.keys 0 2"
-	echo "/dev/cryptoloop3 none swap sw,x-cryptoloop.source=/dev/vdc,x-cryptoloop.encryption=AES128,x-cryptoloop.phash=random 0 0"
+	echo "/dev/cryptoloop3 none swap sw,x-cryptoloop.source=/dev/vdc,x-cryptoloop.encryption=AES128,x-cryptoloop.phash=random,x-systemd.device-timeout=5min 0 0"
 }
 
 # the CPU the other guests get, and why: tests/vm/host/vm-lib.sh
